@@ -1,0 +1,20 @@
+"""The `ivy` dialect: op classes generated from `ops.spec`, and op categories as sets."""
+
+from xdsl.ir import Dialect
+
+from .ops import OP_CLASSES, IvyOp, check_attrs, infer_types
+from .spec import OpSpec, load_specs
+from .types import DTYPES, TensorSpec, dtype_name
+
+SPECS = load_specs()
+ELEMENTWISE = frozenset(n for n, s in SPECS.items() if s.has("elementwise"))
+COMMUTATIVE = frozenset(n for n, s in SPECS.items() if s.has("commutative"))
+REDUCTION = frozenset(n for n, s in SPECS.items() if s.has("reduction"))
+COMPOSITE = frozenset(n for n, s in SPECS.items() if s.has("composite"))
+NONDIFF = frozenset(n for n, s in SPECS.items() if s.has("nondiff"))
+
+Ivy = Dialect("ivy", list(OP_CLASSES.values()), [])
+
+__all__ = ["COMMUTATIVE", "COMPOSITE", "DTYPES", "ELEMENTWISE", "NONDIFF", "OP_CLASSES",
+           "REDUCTION", "SPECS", "Ivy", "IvyOp", "OpSpec", "TensorSpec", "check_attrs",
+           "dtype_name", "infer_types"]

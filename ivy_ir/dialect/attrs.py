@@ -1,0 +1,215 @@
+"""Attribute kinds of the spec: conversion between Python values, xDSL attributes and
+the `{name = value}` text of the custom op format.
+
+Python values are what users and inference rules see: int, float, bool, str, tuples of
+numbers, dtype names and NumPy arrays (for `dense`). The xDSL side uses builtin attrs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from .spec import AttrArg
+from .types import DTYPES, TensorSpec, dtype_name, numpy_dtype
+
+
+class AttrError(TypeError):
+    """An attribute value does not fit its declared kind."""
+
+
+def _as_int(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise AttrError(f"expected an int, got {v!r}")
+    return int(v)
+
+
+def _as_float(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise AttrError(f"expected a number, got {v!r}")
+    return float(v)
+
+
+def _as_seq(v: Any, item: Callable[[Any], Any]) -> tuple[Any, ...]:
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+        v = (v,)
+    if not isinstance(v, (list, tuple, np.ndarray)):
+        raise AttrError(f"expected a sequence, got {v!r}")
+    return tuple(item(x) for x in v)
+
+
+def _as_bool(v: Any) -> bool:
+    if not isinstance(v, (bool, np.bool_)):
+        raise AttrError(f"expected a bool, got {v!r}")
+    return bool(v)
+
+
+def _as_str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise AttrError(f"expected a string, got {v!r}")
+    return v
+
+
+def _as_dense(v: Any) -> np.ndarray:
+    arr = np.asarray(v)
+    dtype_name(arr.dtype)
+    return arr
+
+
+NORMALIZE: dict[str, Callable[[Any], Any]] = {
+    "int": _as_int,
+    "float": _as_float,
+    "bool": _as_bool,
+    "str": _as_str,
+    "ints": lambda v: _as_seq(v, _as_int),
+    "floats": lambda v: _as_seq(v, _as_float),
+    "dtype": dtype_name,
+    "dense": _as_dense,
+}
+
+
+def normalize(arg: AttrArg, value: Any) -> Any:
+    """Coerce a user-given value to the canonical Python value of its kind."""
+    if value is None:
+        return None
+    try:
+        out = NORMALIZE[arg.kind](value)
+    except (AttrError, TypeError) as exc:
+        raise AttrError(f"attribute '{arg.name}': {exc}") from None
+    if arg.choices and out not in arg.choices:
+        raise AttrError(f"attribute '{arg.name}' must be one of {', '.join(arg.choices)}; "
+                        f"got {out!r}")
+    return out
+
+
+def dense_attr(arr: np.ndarray) -> DenseIntOrFPElementsAttr:
+    spec = TensorSpec.of(arr)
+    raw = (arr.astype(np.uint8) * 255) if arr.dtype == np.bool_ else arr
+    return DenseIntOrFPElementsAttr(spec.to_xdsl(), BytesAttr(np.ascontiguousarray(raw).tobytes()))
+
+
+def dense_value(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    spec = TensorSpec.from_xdsl(attr.type)
+    dt = np.dtype(np.uint8) if spec.dtype == "bool" else numpy_dtype(spec.dtype)
+    flat = np.frombuffer(attr.data.data, dtype=dt)
+    if spec.dtype == "bool":
+        flat = flat != 0
+    shape = tuple(spec.shape)
+    if flat.size == 1 and math.prod(shape) != 1:
+        return np.broadcast_to(flat.reshape(()), shape).copy()
+    return flat.reshape(shape).copy()
+
+
+TO_ATTR: dict[str, Callable[[Any], Attribute]] = {
+    "int": lambda v: IntegerAttr(v, i64),
+    "float": lambda v: FloatAttr(v, f64),
+    "bool": IntegerAttr.from_bool,
+    "str": StringAttr,
+    "ints": lambda v: DenseArrayBase.from_list(i64, v),
+    "floats": lambda v: DenseArrayBase.from_list(f64, v),
+    "dtype": lambda v: DTYPES[v],
+    "dense": dense_attr,
+}
+
+FROM_ATTR: dict[str, Callable[[Any], Any]] = {
+    "int": lambda a: a.value.data,
+    "float": lambda a: a.value.data,
+    "bool": lambda a: bool(a.value.data),
+    "str": lambda a: a.data,
+    "ints": lambda a: tuple(a.get_values()),
+    "floats": lambda a: tuple(a.get_values()),
+    "dtype": dtype_name,
+    "dense": dense_value,
+}
+
+ATTR_CLASS: dict[str, type[Attribute] | None] = {
+    "int": IntegerAttr, "float": FloatAttr, "bool": IntegerAttr, "str": StringAttr,
+    "ints": DenseArrayBase, "floats": DenseArrayBase, "dtype": None,
+    "dense": DenseIntOrFPElementsAttr,
+}
+
+
+def format_float(v: float) -> str:
+    """A float literal the xDSL lexer reads back exactly (it needs a '.' before 'e')."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    text = repr(float(v))
+    if "e" in text and "." not in text:
+        mant, exp = text.split("e")
+        text = f"{mant}.0e{exp}"
+    return text
+
+
+def print_value(printer: Printer, kind: str, attr: Attribute) -> None:
+    value = FROM_ATTR[kind](attr)
+    if kind in ("ints", "floats"):
+        fmt = str if kind == "ints" else format_float
+        printer.print_string("[" + ", ".join(fmt(v) for v in value) + "]")
+    elif kind == "float":
+        printer.print_string(format_float(value))
+    elif kind == "bool":
+        printer.print_string("true" if value else "false")
+    elif kind == "int":
+        printer.print_string(str(value))
+    elif kind == "str":
+        printer.print_string_literal(value)
+    else:  # dtype and dense print as builtin attributes
+        printer.print_attribute(attr)
+
+
+def _parse_float(parser: Parser) -> float:
+    negative = parser.parse_optional_punctuation("-") is not None
+    word = parser.parse_optional_keyword_in(("inf", "nan"))
+    if word:
+        value = float(word)
+    else:
+        value = parser.parse_optional_integer(allow_boolean=False, allow_negative=False)
+        if value is None:
+            value = parser.parse_float(allow_negative=False)
+    return -float(value) if negative else float(value)
+
+
+def parse_value(parser: Parser, kind: str) -> Attribute:
+    delim = Parser.Delimiter.SQUARE
+    if kind == "int":
+        return TO_ATTR[kind](parser.parse_integer(allow_boolean=False))
+    if kind == "float":
+        return TO_ATTR[kind](_parse_float(parser))
+    if kind == "bool":
+        return TO_ATTR[kind](parser.parse_boolean())
+    if kind == "str":
+        return TO_ATTR[kind](parser.parse_str_literal())
+    if kind == "ints":
+        return TO_ATTR[kind](parser.parse_comma_separated_list(
+            delim, lambda: parser.parse_integer(allow_boolean=False)))
+    if kind == "floats":
+        return TO_ATTR[kind](parser.parse_comma_separated_list(delim, lambda: _parse_float(parser)))
+    if kind == "dtype":
+        pos = parser.pos
+        t = parser.parse_type()
+        if t not in DTYPES.values():
+            parser.raise_error(f"unsupported dtype {t}", pos, parser.pos)
+        return t
+    pos = parser.pos
+    attr = parser.parse_attribute()
+    if not isinstance(attr, DenseIntOrFPElementsAttr):
+        parser.raise_error("expected a dense<...> : tensor<...> literal", pos, parser.pos)
+    return attr

@@ -1,0 +1,308 @@
+"""xDSL op classes generated from the registry, all sharing `IvyOp`.
+
+One base class carries the custom text format, the verifier and the builder, so each
+op class is nothing but its `OpSpec` turned into IRDL field definitions. The text
+format is MLIR-like and the same for every op:
+
+    %y = ivy.layer_norm %x, bias = %b {axis = [-1], eps = 1.0e-05} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+
+Positional operands first, optional ones as `name = %v`, then the attributes that
+differ from their defaults, then the function type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import FunctionType, TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import Commutative, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .attrs import ATTR_CLASS, FROM_ATTR, TO_ATTR, AttrError, normalize, parse_value, print_value
+from .infer import RULES, InferError
+from .spec import GROUPED_CLASSES, OpSpec, load_specs
+from .types import CLASS_MEMBERS, DTYPES, TensorSpec
+
+
+class IvyOp(IRDLOperation):
+    """Shared behaviour of every generated ivy op; `SPEC` is its registry entry."""
+
+    SPEC: ClassVar[OpSpec]
+
+    # ---- building ----
+    @classmethod
+    def build(cls, *operands: Any, location: Attribute | None = None, **attrs: Any) -> IvyOp:
+        """Create the op from SSA values and Python attribute values, inferring the
+        result types (raises InferError/AttrError with a message naming the op)."""
+        spec = cls.SPEC
+        values = check_attrs(spec, attrs)
+        types = infer_types(spec, [_spec_of(o) for o in operands], values)
+        props = {a.name: TO_ATTR[a.kind](values[a.name]) for a in spec.attrs
+                 if values[a.name] is not None and not _is_default(a.default, values[a.name])}
+        op = cls.__new__(cls)
+        IRDLOperation.__init__(op, operands=[[] if o is None else o for o in operands],
+                               result_types=_group_results(spec, [t.to_xdsl() for t in types]),
+                               properties=props)
+        if location is not None:
+            op.location = location
+        return op
+
+    # ---- reading ----
+    def attr_values(self) -> dict[str, Any]:
+        """All attributes as Python values, defaults filled in."""
+        out = {}
+        for a in self.SPEC.attrs:
+            attr = self.properties.get(a.name)
+            out[a.name] = a.default if attr is None else FROM_ATTR[a.kind](attr)
+        return out
+
+    def operand_groups(self) -> list[Any]:
+        """Operands as the spec declares them: a value, None (absent optional) or a list."""
+        groups: list[Any] = []
+        for arg in self.SPEC.operands:
+            vals = getattr(self, arg.name)
+            groups.append(list(vals) if arg.variadic else vals)
+        return groups
+
+    # ---- verification ----
+    def verify_(self) -> None:
+        spec = self.SPEC
+        for key in self.properties:
+            if key not in spec.attr_map and key != AttrSizedOperandSegments.attribute_name:
+                raise VerifyException(f"ivy.{spec.name}: unknown attribute '{key}'")
+        for a in spec.attrs:
+            attr = self.properties.get(a.name)
+            cls = ATTR_CLASS[a.kind]
+            ok = attr is None or (attr in DTYPES.values() if cls is None else isinstance(attr, cls))
+            if not ok:
+                raise VerifyException(f"ivy.{spec.name}: attribute '{a.name}' must be a {a.kind}")
+        try:
+            values = check_attrs(spec, self.attr_values(), filled=True)
+            groups = [[_spec_of(v) for v in g] if isinstance(g, list) else _spec_of(g)
+                      for g in self.operand_groups()]
+            want = infer_types(spec, groups, values)
+        except (InferError, AttrError, TypeError) as exc:
+            raise VerifyException(str(exc)) from None
+        got = [TensorSpec.from_xdsl(r.type) for r in self.results]
+        if len(got) != len(want) or any(not _fits(g, w) for g, w in zip(got, want)):
+            raise VerifyException(f"ivy.{spec.name}: result types "
+                                  f"{', '.join(map(str, got))} do not match the inferred "
+                                  f"{', '.join(map(str, want))}")
+
+    # ---- text format ----
+    def print(self, printer: Printer) -> None:
+        positional: list[SSAValue] = []
+        named: list[tuple[str, SSAValue]] = []
+        for arg, group in zip(self.SPEC.operands, self.operand_groups()):
+            if arg.variadic:
+                positional.extend(group)
+            elif arg.optional:
+                if group is not None:
+                    named.append((arg.name, group))
+            else:
+                positional.append(group)
+        items = [lambda v=v: printer.print_operand(v) for v in positional]
+        items += [lambda k=k, v=v: (printer.print_string(f"{k} = "), printer.print_operand(v))
+                  for k, v in named]
+        if items:
+            printer.print_string(" ")
+            printer.print_list(items, lambda f: f())
+        present = [a for a in self.SPEC.attrs if a.name in self.properties]
+        if present:
+            printer.print_string(" {")
+            printer.print_list(present, lambda a: (
+                printer.print_string(f"{a.name} = "),
+                print_value(printer, a.kind, self.properties[a.name])))
+            printer.print_string("}")
+        printer.print_string(" : ")
+        printer.print_function_type(self.operand_types, self.result_types)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IvyOp:
+        spec = cls.SPEC
+        positional: list[UnresolvedOperand] = []
+        named: dict[str, UnresolvedOperand] = {}
+        optional = {a.name for a in spec.operands if a.optional}
+
+        def operand() -> None:
+            pos = parser.pos
+            key = parser.parse_optional_identifier()
+            if key is None:
+                positional.append(parser.parse_unresolved_operand())
+                return
+            if key not in optional or key in named:
+                parser.raise_error(f"ivy.{spec.name} has no optional operand '{key}' here",
+                                   pos, parser.pos)
+            parser.parse_punctuation("=")
+            named[key] = parser.parse_unresolved_operand()
+
+        if parser._current_token.text.startswith("%"):
+            parser.parse_comma_separated_list(Parser.Delimiter.NONE, operand)
+        props: dict[str, Attribute] = {}
+        if parser.parse_optional_punctuation("{") is not None:
+            def attribute() -> None:
+                pos = parser.pos
+                key = parser.parse_identifier()
+                arg = spec.attr_map.get(key)
+                if arg is None or key in props:
+                    parser.raise_error(f"ivy.{spec.name} has no attribute '{key}'"
+                                       if arg is None else f"attribute '{key}' given twice",
+                                       pos, parser.pos)
+                parser.parse_punctuation("=")
+                props[key] = parse_value(parser, arg.kind)
+            parser.parse_comma_separated_list(Parser.Delimiter.NONE, attribute)
+            parser.parse_punctuation("}")
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        ftype = parser.parse_function_type()
+        groups = _assign(spec, positional, named)
+        flat = [u for g in groups for u in (g if isinstance(g, list) else [g] if g else [])]
+        if len(flat) != len(ftype.inputs.data):
+            parser.raise_error(f"ivy.{spec.name}: {len(flat)} operands but "
+                               f"{len(ftype.inputs.data)} operand types", pos, parser.pos)
+        types = iter(ftype.inputs.data)
+        resolved = [[parser.resolve_operand(u, next(types)) for u in g] if isinstance(g, list)
+                    else None if g is None else parser.resolve_operand(g, next(types))
+                    for g in groups]
+        results = _group_results(spec, list(ftype.outputs.data))
+        if results is None:
+            parser.raise_error(f"ivy.{spec.name} returns {len(spec.results)} result(s)",
+                               pos, parser.pos)
+        op = cls.__new__(cls)
+        IRDLOperation.__init__(op, operands=[[] if g is None else g for g in resolved],
+                               result_types=results, properties=props)
+        return op
+
+
+def _assign(spec: OpSpec, positional: list[Any], named: dict[str, Any]) -> list[Any]:
+    """Distribute positional operands over the spec's required/variadic operands."""
+    n_required = sum(1 for a in spec.operands if not a.optional and not a.variadic)
+    n_var = len(positional) - n_required
+    has_var = any(a.variadic for a in spec.operands)
+    if n_var < 0 or (n_var and not has_var):
+        raise VerifyException(f"ivy.{spec.name} takes {n_required} positional operand(s), "
+                              f"got {len(positional)}")
+    it = iter(positional)
+    groups: list[Any] = []
+    for a in spec.operands:
+        if a.variadic:
+            groups.append([next(it) for _ in range(n_var)])
+        elif a.optional:
+            groups.append(named.get(a.name))
+        else:
+            groups.append(next(it))
+    return groups
+
+
+def _group_results(spec: OpSpec, types: list[Attribute]) -> list[Any] | None:
+    if spec.variadic_results:
+        return [types]
+    return types if len(types) == len(spec.results) else None
+
+
+def _is_default(default: Any, value: Any) -> bool:
+    # defaults are never stored, so that parse(print(op)) is structurally equal
+    return default is not None and not hasattr(value, "shape") and value == default
+
+
+def _spec_of(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_spec_of(v) for v in value]
+    return TensorSpec.from_xdsl(value.type)
+
+
+def _fits(got: TensorSpec, want: TensorSpec) -> bool:
+    return got.dtype == want.dtype and got.rank == want.rank and all(
+        g == w or g is None or w is None for g, w in zip(got.shape, want.shape))
+
+
+def check_attrs(spec: OpSpec, attrs: dict[str, Any], filled: bool = False) -> dict[str, Any]:
+    """Normalise attribute values, fill defaults, and reject unknown/missing ones."""
+    unknown = set(attrs) - set(spec.attr_map)
+    if unknown:
+        raise AttrError(f"ivy.{spec.name}: unknown attribute(s) {', '.join(sorted(unknown))}; "
+                        f"it takes {', '.join(spec.attr_map) or 'none'}")
+    out: dict[str, Any] = {}
+    for a in spec.attrs:
+        value = attrs.get(a.name)
+        if value is None and a.required:
+            raise AttrError(f"ivy.{spec.name}: missing required attribute '{a.name}'")
+        try:
+            out[a.name] = a.default if value is None else normalize(a, value)
+        except AttrError as exc:
+            raise AttrError(f"ivy.{spec.name}: {exc}") from None
+    return out
+
+
+def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any]) -> list[TensorSpec]:
+    """Check operand dtypes against the spec, then run the op's inference rule."""
+    where = f"ivy.{spec.name}"
+    if len(operands) != len(spec.operands):
+        raise InferError(f"{where} takes {len(spec.operands)} operand(s), got {len(operands)}")
+    group: list[tuple[str, str]] = []
+    for arg, value in zip(spec.operands, operands):
+        if value is None:
+            if not arg.optional:
+                raise InferError(f"{where}: operand '{arg.name}' is required")
+            continue
+        for t in value if arg.variadic else [value]:
+            if t.dtype not in CLASS_MEMBERS[arg.dtype_class]:
+                raise InferError(f"{where}: operand '{arg.name}' must have a "
+                                 f"{arg.dtype_class} dtype, got {t.dtype}")
+            if arg.dtype_class in GROUPED_CLASSES:
+                group.append((arg.name, t.dtype))
+    if len({d for _, d in group}) > 1:
+        raise InferError(f"{where}: operands must share one dtype, got "
+                         + ", ".join(f"{n}: {d}" for n, d in group))
+    try:
+        return RULES[spec.infer](list(operands), attrs)
+    except InferError as exc:
+        raise InferError(f"{where}: {exc}") from None
+
+
+def _class_name(name: str) -> str:
+    return "".join(p.capitalize() for p in name.split("_")) + "Op"
+
+
+def make_op_class(spec: OpSpec) -> type[IvyOp]:
+    fields: dict[str, Any] = {"name": f"ivy.{spec.name}", "SPEC": spec,
+                              "__annotations__": {"SPEC": ClassVar[OpSpec]},
+                              "__doc__": f"ivy.{spec.name}: see ops.spec line {spec.line}."}
+    for a in spec.operands:
+        make = var_operand_def if a.variadic else opt_operand_def if a.optional else operand_def
+        fields[a.name] = make(TensorType)
+    if spec.variadic_results:
+        fields[spec.results[0]] = var_result_def(TensorType)
+    else:
+        for r in spec.results:
+            fields[r] = result_def(TensorType)
+    for a in spec.attrs:
+        fields[a.name] = opt_prop_def(AnyAttr())
+    traits = [Pure()] + ([Commutative()] if spec.has("commutative") else [])
+    fields["traits"] = traits_def(*traits)
+    if sum(a.optional or a.variadic for a in spec.operands) > 1:
+        fields["irdl_options"] = (AttrSizedOperandSegments(as_property=True),)
+    return irdl_op_definition(type(_class_name(spec.name), (IvyOp,), fields))
+
+
+OP_CLASSES: dict[str, type[IvyOp]] = {name: make_op_class(s) for name, s in load_specs().items()}
+__all__ = ["IvyOp", "OP_CLASSES", "FunctionType", "check_attrs", "infer_types"]

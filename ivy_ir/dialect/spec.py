@@ -1,0 +1,198 @@
+"""Parse `ops.spec`, the single declaration of every ivy op, into `OpSpec` records.
+
+Everything else (xDSL op classes, facade functions, completeness checks) is derived
+from these records, so an op is added by writing one line of the spec.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Transformer
+
+SPEC_PATH = Path(__file__).with_name("ops.spec")
+
+GROUPED_CLASSES = frozenset({"any", "num", "float", "int", "intbool", "bool"})
+"""Operand dtype classes whose operands must all share one dtype within an op."""
+TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask"}
+ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense"})
+
+_GRAMMAR = r"""
+start: (decl | _NL)*
+decl: NAME "(" [arg ("," arg)*] ")" ["->" results] ["|" tags] _NL
+?arg: param | vararg | star
+param: NAME [OPT] ":" kind [OPT] ["=" value]
+vararg: "*" NAME ":" NAME
+star: "*"
+tags: tag*
+kind: NAME ["{" STRING ("," STRING)* "}"]
+results: NAME -> single
+       | "(" NAME ("," NAME)+ ")" -> several
+       | "*" NAME -> variadic
+tag: NAME ["=" NAME]
+?value: SIGNED_NUMBER -> number
+      | STRING -> string
+      | NAME -> word
+      | "[" [value ("," value)*] "]" -> array
+OPT: "?"
+STRING: /"[^"\n]*"/
+COMMENT: /#[^\n]*/
+_NL: /(\r?\n)+/
+%import common.CNAME -> NAME
+%import common.SIGNED_NUMBER
+%import common.WS_INLINE
+%ignore WS_INLINE
+%ignore COMMENT
+"""
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    name: str
+    dtype_class: str
+    optional: bool = False
+    variadic: bool = False
+
+
+@dataclass(frozen=True)
+class AttrArg:
+    name: str
+    kind: str
+    optional: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def required(self) -> bool:
+        return not self.optional and self.default is None
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    operands: tuple[TensorArg, ...]
+    attrs: tuple[AttrArg, ...]
+    results: tuple[str, ...]
+    variadic_results: bool
+    tags: frozenset[str]
+    infer: str
+    line: int = field(compare=False, default=0)
+
+    def has(self, tag: str) -> bool:
+        return tag in self.tags
+
+    @property
+    def attr_map(self) -> dict[str, AttrArg]:
+        return {a.name: a for a in self.attrs}
+
+
+class SpecError(ValueError):
+    """The spec file is malformed; the message names the line."""
+
+
+class _ToSpecs(Transformer):
+    def number(self, items: list[Token]) -> int | float:
+        text = str(items[0])
+        return float(text) if any(c in text for c in ".eE") else int(text)
+
+    def string(self, items: list[Token]) -> str:
+        return str(items[0])[1:-1]
+
+    def word(self, items: list[Token]) -> Any:
+        return {"true": True, "false": False, "none": None}.get(str(items[0]), str(items[0]))
+
+    def array(self, items: list[Any]) -> tuple[Any, ...]:
+        return tuple(i for i in items if i is not None)
+
+    def kind(self, items: list[Any]) -> tuple[str, tuple[str, ...]]:
+        return str(items[0]), tuple(str(s)[1:-1] for s in items[1:] if s is not None)
+
+    def param(self, items: list[Any]) -> tuple[str, bool, str, tuple[str, ...], bool, Any]:
+        name, opt_name, (kind, choices), opt_kind, default = items
+        return str(name), opt_name is not None, kind, choices, opt_kind is not None, default
+
+    def vararg(self, items: list[Any]) -> TensorArg:
+        return TensorArg(str(items[0]), str(items[1]), variadic=True)
+
+    def star(self, _items: list[Any]) -> str:
+        return "*"
+
+    def single(self, items: list[Token]) -> tuple[tuple[str, ...], bool]:
+        return (str(items[0]),), False
+
+    def several(self, items: list[Token]) -> tuple[tuple[str, ...], bool]:
+        return tuple(map(str, items)), False
+
+    def variadic(self, items: list[Token]) -> tuple[tuple[str, ...], bool]:
+        return (str(items[0]),), True
+
+    def tag(self, items: list[Any]) -> tuple[str, str | None]:
+        return str(items[0]), None if items[1] is None else str(items[1])
+
+    def tags(self, items: list[Any]) -> dict[str, str | None]:
+        return dict(items)
+
+    def decl(self, items: list[Any]) -> OpSpec:
+        name, *args, results_item, tags = items
+        results, var_results = results_item or (("out",), False)
+        tags = tags or {}
+        keyword_only = False
+        operands: list[TensorArg] = []
+        attrs: list[AttrArg] = []
+        for p in (a for a in args if a is not None):
+            if p == "*":
+                keyword_only = True
+            elif isinstance(p, TensorArg):
+                operands.append(p)
+            elif keyword_only:
+                pname, _, kind, choices, opt, default = p
+                attrs.append(AttrArg(pname, kind, optional=opt, default=default, choices=choices))
+            else:
+                pname, opt, dtype_class, *_ = p
+                operands.append(TensorArg(pname, dtype_class, optional=opt))
+        infer = tags.pop("infer", None)
+        line = getattr(name, "line", 0)
+        _check(str(name), operands, attrs, infer, line)
+        return OpSpec(str(name), tuple(operands), tuple(attrs), results, var_results,
+                      frozenset(tags), infer or "", line)
+
+
+def _check(name: str, operands: list[TensorArg], attrs: list[AttrArg], infer: str | None,
+           line: int) -> None:
+    where = f"ops.spec:{line}: op '{name}'"
+    if not infer:
+        raise SpecError(f"{where} has no infer=<rule> tag")
+    for t in operands:
+        if t.dtype_class not in TENSOR_CLASSES:
+            raise SpecError(f"{where}: operand '{t.name}' has unknown dtype class '{t.dtype_class}'")
+    for a in attrs:
+        if a.kind not in ATTR_KINDS:
+            raise SpecError(f"{where}: attribute '{a.name}' has unknown kind '{a.kind}'")
+        if a.choices and a.default is not None and a.default not in a.choices:
+            raise SpecError(f"{where}: default of '{a.name}' is not one of its choices")
+    names = [t.name for t in operands] + [a.name for a in attrs]
+    if len(set(names)) != len(names):
+        raise SpecError(f"{where}: duplicate argument names")
+
+
+def parse_spec(text: str) -> dict[str, OpSpec]:
+    """Parse spec text into ops keyed by name (in declaration order)."""
+    parser = Lark(_GRAMMAR, parser="lalr", propagate_positions=True)
+    try:
+        tree = parser.parse(text if text.endswith("\n") else text + "\n")
+    except Exception as exc:  # lark's errors carry line/column in their message
+        raise SpecError(f"ops.spec: {exc}") from None
+    specs: dict[str, OpSpec] = {}
+    for spec in _ToSpecs().transform(tree).children:
+        if spec.name in specs:
+            raise SpecError(f"ops.spec:{spec.line}: op '{spec.name}' declared twice")
+        specs[spec.name] = spec
+    return specs
+
+
+@functools.cache
+def load_specs() -> dict[str, OpSpec]:
+    return parse_spec(SPEC_PATH.read_text())

@@ -1,0 +1,112 @@
+"""Dtypes and tensor types: the one table between NumPy-style dtype names, xDSL types
+and NumPy dtypes, plus `TensorSpec`, the framework-free type that inference rules use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    Signedness,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+DTYPES: dict[str, Attribute] = {
+    "bool": IntegerType(1),
+    "int8": IntegerType(8),
+    "int16": IntegerType(16),
+    "int32": IntegerType(32),
+    "int64": IntegerType(64),
+    "uint8": IntegerType(8, Signedness.UNSIGNED),
+    "float16": Float16Type(),
+    "bfloat16": BFloat16Type(),
+    "float32": Float32Type(),
+    "float64": Float64Type(),
+}
+_BY_TYPE = {v: k for k, v in DTYPES.items()}
+FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
+INTS = frozenset({"int8", "int16", "int32", "int64", "uint8"})
+_ALIASES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+            "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+            "ui8": "uint8", "bool_": "bool", "float": "float32", "int": "int64"}
+
+CLASS_MEMBERS: dict[str, frozenset[str]] = {
+    "any": frozenset(DTYPES),
+    "num": FLOATS | INTS,
+    "float": FLOATS,
+    "int": INTS,
+    "index": frozenset({"int32", "int64"}),
+    "intbool": INTS | {"bool"},
+    "bool": frozenset({"bool"}),
+    "cond": frozenset({"bool"}),
+    "mask": FLOATS | {"bool"},
+}
+
+
+def dtype_name(dtype: Any) -> str:
+    """Normalise a dtype given as a name, NumPy dtype/type or xDSL type to our name."""
+    if isinstance(dtype, Attribute):
+        if dtype in _BY_TYPE:
+            return _BY_TYPE[dtype]
+        raise TypeError(f"unsupported element type {dtype}")
+    if isinstance(dtype, str):
+        name = _ALIASES.get(dtype, dtype)
+        if name in DTYPES:
+            return name
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        raise TypeError(f"unknown dtype {dtype!r}") from None
+    if name not in DTYPES:
+        raise TypeError(f"unsupported dtype {dtype!r}; supported: {', '.join(DTYPES)}")
+    return name
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    if name == "bfloat16":
+        import ml_dtypes  # shipped with jax and tensorflow; only needed for bf16 data
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """Shape (None for a dynamic dim) and dtype name of one tensor value."""
+
+    shape: tuple[int | None, ...]
+    dtype: str
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def with_(self, shape: tuple[int | None, ...] | None = None,
+              dtype: str | None = None) -> TensorSpec:
+        return TensorSpec(self.shape if shape is None else tuple(shape), dtype or self.dtype)
+
+    def to_xdsl(self) -> TensorType:
+        dims = [DYNAMIC_INDEX if d is None else d for d in self.shape]
+        return TensorType(DTYPES[self.dtype], dims)
+
+    @staticmethod
+    def from_xdsl(t: Attribute) -> TensorSpec:
+        if not isinstance(t, TensorType):
+            raise TypeError(f"expected a ranked tensor type, got {t}")
+        shape = tuple(None if d == DYNAMIC_INDEX else d for d in t.get_shape())
+        return TensorSpec(shape, dtype_name(t.element_type))
+
+    @staticmethod
+    def of(array: Any) -> TensorSpec:
+        return TensorSpec(tuple(np.shape(array)), dtype_name(np.asarray(array).dtype))
+
+    def __str__(self) -> str:
+        return str(self.to_xdsl())
