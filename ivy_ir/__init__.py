@@ -1,0 +1,15 @@
+"""ivy_ir: any array program in, any framework out, through one typed IR.
+
+Importing this package loads no ML framework; targets and importers import theirs
+lazily when used.
+"""
+
+from .api import compile, list_ops, lower, parse, trace
+from .compiled import Compiled
+from .context import IRError
+from .module import Module
+from .tracer import TraceError
+
+__all__ = ["Compiled", "IRError", "Module", "TraceError", "compile", "list_ops", "lower",
+           "parse", "trace"]
+__version__ = "0.1.0"

@@ -1,0 +1,119 @@
+"""The public entry points: trace, compile, lower, parse, list_ops."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.ir import Block, Region
+
+from .compiled import Compiled
+from .dialect import SPECS, TensorSpec
+from .module import Module
+from .passes import run_pipeline
+from .tracer import Graph, TraceError, Tracer
+
+
+def list_ops() -> list[str]:
+    """Sorted names of every op of the ivy dialect."""
+    return sorted(SPECS)
+
+
+def _is_array(v: Any) -> bool:
+    return isinstance(v, (np.ndarray, np.generic)) or hasattr(v, "__array__") and not \
+        isinstance(v, (int, float, bool, str))
+
+
+def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(tree, dict):
+        out: dict[str, Any] = {}
+        for k, v in tree.items():
+            out.update(_flatten(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: tree}
+
+
+def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
+    if isinstance(like, dict):
+        return {k: _unflatten(flat, v, f"{prefix}{k}.") for k, v in like.items()}
+    return flat[prefix[:-1]]
+
+
+def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
+          params: dict[str, Any] | None = None, name: str = "main") -> Module:
+    """Trace a function written with the `ivy` facade into an ivy IR module.
+
+    Array arguments become function inputs; other arguments (Python scalars, shapes,
+    strings) are static and read as constants. With `params` (a nested dict of arrays)
+    the function is called as `fn(params, *args)` and each leaf becomes a parameter
+    named by its dotted path.
+    """
+    kwargs = kwargs or {}
+    in_specs = [TensorSpec.of(np.asarray(a)) for a in args if _is_array(a)]
+    block = Block(arg_types=[s.to_xdsl() for s in in_specs])
+    graph = Graph(block)
+    it = iter(block.args)
+    call_args = [Tracer(next(it), graph) if _is_array(a) else a for a in args]
+    flat_params = {k: np.asarray(v) for k, v in _flatten(params or {}).items()}
+    param_tracers = {k: Tracer(graph.add_param(k, v), graph) for k, v in flat_params.items()}
+    if params is not None:
+        call_args.insert(0, _unflatten(param_tracers, params))
+    try:
+        out = fn(*call_args, **kwargs)
+    except TraceError:
+        raise
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    values = [graph.lift(o) for o in outs]
+    block.add_op(func.ReturnOp(*values))
+    fn_op = func.FuncOp(name, ([a.type for a in block.args], [v.type for v in values]),
+                        Region(block))
+    fn_op.arg_attrs = ArrayAttr([graph.param_attrs.get(i, DictionaryAttr({}))
+                                 for i in range(len(block.args))])
+    module = Module(ModuleOp([fn_op]), dict(graph.params))
+    module.verify()
+    return module
+
+
+def parse(text: str) -> Module:
+    """Parse IR text (e.g. `str(module)`) back into a verified module."""
+    from .context import parse as _parse
+
+    return _parse(text)
+
+
+def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None = None) -> Compiled:
+    """Lower a module as it is (no passes) to a callable of `target`."""
+    from lowerings import lower as _lower
+
+    return _lower(module, target, params)
+
+
+def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
+            kwargs: dict[str, Any] | None = None, passes: str = "default",
+            params: dict[str, Any] | None = None, source: str | None = None,
+            print_ir_after_all: bool = False) -> Compiled:
+    """Trace (or take) a program, optimize it with `passes` and lower it to `target`.
+
+    `fn` may be a facade function, an `ivy_ir.Module` or IR text. `passes` is a preset
+    name ("default", "none") or a pipeline string; "" runs no pass at all.
+    """
+    from lowerings import lower as _lower
+
+    if source not in (None, "ivy"):
+        raise ValueError(f"source '{source}' has no importer yet; available: ivy")
+    if isinstance(fn, str):
+        module = parse(fn)
+    elif isinstance(fn, Module):
+        module = fn
+    else:
+        module = trace(fn, args, kwargs, params)
+    optimized = run_pipeline(module, passes, print_ir_after_all=print_ir_after_all)
+
+    retrace = None
+    if callable(fn) and not isinstance(fn, Module):
+        def retrace(new_args: tuple[Any, ...]) -> Compiled:
+            return compile(fn, target, new_args, kwargs, passes, params)
+    return _lower(optimized, target, params=None, retrace=retrace)

@@ -1,0 +1,177 @@
+"""Decompositions of composite ops into other registry ops.
+
+Each is a small function over the functional API; applied to `Tracer` values it
+records the expansion in place of the composite op (see passes/decompose.py). A
+target lowers a composite op with its own fused kernel when its table has one and
+through this expansion otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from . import functional as F
+
+DECOMPOSITIONS: dict[str, Callable[..., Any]] = {}
+
+
+def decomposition(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        DECOMPOSITIONS[name] = fn
+        return fn
+    return register
+
+
+@decomposition("relu")
+def relu(x):  # max(x, 0)
+    return F.maximum(x, 0)
+
+
+@decomposition("relu6")
+def relu6(x):  # min(max(x, 0), 6)
+    return F.clip(x, min=0.0, max=6.0)
+
+
+@decomposition("leaky_relu")
+def leaky_relu(x, alpha):  # x if x >= 0 else alpha * x
+    return F.where(F.greater_equal(x, 0), x, F.multiply(x, alpha))
+
+
+@decomposition("elu")
+def elu(x, alpha):  # x if x > 0 else alpha * (exp(x) - 1)
+    return F.where(F.greater(x, 0), x, F.multiply(F.expm1(F.minimum(x, 0)), alpha))
+
+
+@decomposition("gelu")
+def gelu(x, approximate):
+    if approximate == "tanh":  # x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))
+        inner = F.multiply(F.add(x, F.multiply(F.pow(x, 3), 0.044715)), math.sqrt(2 / math.pi))
+        return F.multiply(F.multiply(x, 0.5), F.add(F.tanh(inner), 1))
+    # x/2 * (1 + erf(x / sqrt(2)))
+    return F.multiply(F.multiply(x, 0.5), F.add(F.erf(F.multiply(x, 1 / math.sqrt(2))), 1))
+
+
+@decomposition("sigmoid")
+def sigmoid(x):  # 1 / (1 + exp(-x)), written with tanh so it cannot overflow
+    return F.add(F.multiply(F.tanh(F.multiply(x, 0.5)), 0.5), 0.5)
+
+
+@decomposition("silu")
+def silu(x):  # x * sigmoid(x)
+    return F.multiply(x, F.sigmoid(x))
+
+
+@decomposition("hard_sigmoid")
+def hard_sigmoid(x):  # clip(x / 6 + 1/2, 0, 1)
+    return F.clip(F.add(F.divide(x, 6), 0.5), min=0.0, max=1.0)
+
+
+@decomposition("hardswish")
+def hardswish(x):  # x * hard_sigmoid(x)
+    return F.multiply(x, F.hard_sigmoid(x))
+
+
+@decomposition("softplus")
+def softplus(x, beta, threshold):  # log1p(exp(beta x)) / beta, linear above threshold
+    bx = F.multiply(x, beta)
+    soft = F.divide(F.log1p(F.exp(F.minimum(bx, threshold))), beta)
+    return F.where(F.greater(bx, threshold), x, soft)
+
+
+@decomposition("mish")
+def mish(x):  # x * tanh(softplus(x))
+    return F.multiply(x, F.tanh(F.softplus(x)))
+
+
+@decomposition("softmax")
+def softmax(x, axis):  # exp(x - max) / sum(exp(x - max))
+    e = F.exp(F.subtract(x, F.max(x, axis=[axis], keepdims=True)))
+    return F.divide(e, F.sum(e, axis=[axis], keepdims=True))
+
+
+@decomposition("log_softmax")
+def log_softmax(x, axis):  # (x - max) - log(sum(exp(x - max)))
+    shifted = F.subtract(x, F.max(x, axis=[axis], keepdims=True))
+    return F.subtract(shifted, F.log(F.sum(F.exp(shifted), axis=[axis], keepdims=True)))
+
+
+@decomposition("logsumexp")
+def logsumexp(x, axis, keepdims):  # m + log(sum(exp(x - m))), m = max (0 where not finite)
+    m = F.max(x, axis=axis, keepdims=True)
+    m = F.where(F.isfinite(m), m, F.zeros_like(m))
+    s = F.add(F.log(F.sum(F.exp(F.subtract(x, m)), axis=axis, keepdims=True)), m)
+    return s if keepdims else F.squeeze(s, axis=_axes(axis, x.ndim))
+
+
+def _axes(axis, rank):
+    return tuple(range(rank)) if axis is None else tuple(a % rank for a in axis)
+
+
+@decomposition("linear")
+def linear(x, weight, bias):  # x @ W^T + b
+    y = F.matmul(x, F.permute_dims(weight, axes=[1, 0]))
+    return y if bias is None else F.add(y, bias)
+
+
+def _affine(y, weight, bias, shape):
+    if weight is not None:
+        y = F.multiply(y, F.reshape(weight, shape=shape))
+    if bias is not None:
+        y = F.add(y, F.reshape(bias, shape=shape))
+    return y
+
+
+def _param_shape(x, axes):
+    first = min(axes)
+    return [x.shape[i] if i in axes else 1 for i in range(first, x.ndim)]
+
+
+@decomposition("layer_norm")
+def layer_norm(x, weight, bias, axis, eps):  # (x - mean) / sqrt(var + eps) * w + b
+    axes = _axes(axis, x.ndim)
+    centred = F.subtract(x, F.mean(x, axis=axes, keepdims=True))
+    var = F.mean(F.square(centred), axis=axes, keepdims=True)
+    y = F.multiply(centred, F.rsqrt(F.add(var, eps)))
+    return _affine(y, weight, bias, _param_shape(x, axes))
+
+
+@decomposition("rms_norm")
+def rms_norm(x, weight, axis, eps):  # x / sqrt(mean(x^2) + eps) * w
+    axes = _axes(axis, x.ndim)
+    y = F.multiply(x, F.rsqrt(F.add(F.mean(F.square(x), axis=axes, keepdims=True), eps)))
+    return _affine(y, weight, None, _param_shape(x, axes))
+
+
+@decomposition("batch_norm")
+def batch_norm(x, mean, var, weight, bias, axis, eps):  # (x - mean) / sqrt(var + eps) * w + b
+    ax = axis % x.ndim
+    shape = [x.shape[ax]] + [1] * (x.ndim - ax - 1)
+    y = F.multiply(F.subtract(x, F.reshape(mean, shape=shape)),
+                   F.rsqrt(F.add(F.reshape(var, shape=shape), eps)))
+    return _affine(y, weight, bias, shape)
+
+
+@decomposition("group_norm")
+def group_norm(x, weight, bias, num_groups, eps):  # layer norm over (channels/g, *spatial)
+    n, c = x.shape[0], x.shape[1]
+    grouped = F.reshape(x, shape=[n, num_groups, -1])
+    y = F.reshape(layer_norm(grouped, None, None, [-1], eps), shape=list(x.shape))
+    return _affine(y, weight, bias, [c] + [1] * (x.ndim - 2))
+
+
+@decomposition("scaled_dot_product_attention")
+def scaled_dot_product_attention(q, k, v, mask, causal, scale):
+    # softmax(q k^T * scale + mask) v; a bool mask keeps True, a float mask is added
+    if scale is None:
+        scale = 1 / math.sqrt(q.shape[-1])
+    perm = list(range(k.ndim - 2)) + [k.ndim - 1, k.ndim - 2]
+    scores = F.multiply(F.matmul(q, F.permute_dims(k, axes=perm)), scale)
+    if causal:
+        keep = F.tril(F.ones_like(scores, dtype="bool"))
+        scores = F.where(keep, scores, -math.inf)
+    if mask is not None:
+        scores = F.where(mask, scores, -math.inf) if mask.dtype == "bool" \
+            else F.add(scores, mask)
+    return F.matmul(F.softmax(scores, axis=-1), v)

@@ -1,0 +1,61 @@
+"""Pass registry and pipelines.
+
+Every pass is an xDSL `ModulePass`, registered here by its CLI name for both
+`ivy-opt` and `ivy_ir.compile(passes=...)`. A pipeline is a textual spec such as
+"canonicalize,cse,dce" (options as `pass{opt=v}`), or the name of a preset.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.transforms import get_all_passes
+
+from ..context import make_context
+from ..module import Module
+
+
+def _decompose() -> type[ModulePass]:
+    from .decompose import DecomposePass
+
+    return DecomposePass
+
+
+IVY_PASSES: dict[str, Callable[[], type[ModulePass]]] = {"decompose": _decompose}
+"""Passes of this project (the xDSL built-ins canonicalize, cse, dce come on top)."""
+
+PRESETS = {"default": "canonicalize,cse,dce", "none": ""}
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    return {**get_all_passes(), **IVY_PASSES}
+
+
+def run_pipeline(module: Module, passes: str = "default", print_ir_after_all: bool = False,
+                 timings: dict[str, float] | None = None,
+                 printer: Callable[[str], Any] = print) -> Module:
+    """Run a pipeline on a copy of `module`, verifying after every pass."""
+    spec = PRESETS.get(passes, passes)
+    out = module.clone()
+    if not spec.strip():
+        return out
+    last = [time.perf_counter()]
+
+    def after(prev: ModulePass | None, op: Any, _next: ModulePass | None) -> None:
+        if prev is None:
+            last[0] = time.perf_counter()
+            return
+        op.verify()
+        now = time.perf_counter()
+        if timings is not None:
+            timings[prev.name] = timings.get(prev.name, 0.0) + now - last[0]
+        if print_ir_after_all:
+            printer(f"// -----// IR after {prev.name} //----- //\n{out}")
+        last[0] = time.perf_counter()
+
+    pipeline = PassPipeline.parse_spec(available_passes(), spec, callback=after)
+    pipeline.apply(make_context(), out.op)
+    return out

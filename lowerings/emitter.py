@@ -1,0 +1,222 @@
+"""The one source emitter shared by every target.
+
+It walks the entry function of an ivy module and writes a plain Python function,
+looking each op up in the target's rule table. Nothing from the IR is pasted into
+the source as code: SSA and parameter names become sanitised identifiers, parameter
+keys and string attributes are written with `repr` (inert literals), and large
+constants are handed over as data in the function's namespace.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.ir import Operation, SSAValue
+
+from ivy_ir.dialect import SPECS, IvyOp, TensorSpec
+from ivy_ir.module import Module
+
+Rule = str | Callable[["OpContext"], str]
+INLINE_CONSTANT = 16
+
+
+class LoweringError(NotImplementedError):
+    """The target has no rule for an op (and it has no decomposition)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A lowering target: a rule per op, plus how to spell dtypes and imports."""
+
+    name: str
+    rules: dict[str, Rule]
+    imports: str
+    dtype: Callable[[str], str]
+    helpers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    array: str = "np.asarray"
+
+
+def literal(value: Any) -> str:
+    """Python source for an attribute value; only numbers, bools, None, str and tuples."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return repr(None if value is None else bool(value))
+    if isinstance(value, (int, np.integer)):
+        return repr(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return repr(v) if math.isfinite(v) else f"float({str(v)!r})"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    raise TypeError(f"no literal form for {type(value).__name__}")
+
+
+_IDENT = re.compile(r"[^0-9a-zA-Z_]")
+RESERVED = frozenset({"np", "jnp", "jax", "lax", "torch", "F", "tf", "math", "params",
+                      "CONSTANTS", "float", "int", "bool", "None", "True", "False"})
+
+
+class Names:
+    """Unique, safe Python identifiers for SSA values."""
+
+    def __init__(self, reserved: set[str]):
+        self.taken = set(reserved) | RESERVED
+        self.of: dict[SSAValue, str] = {}
+
+    def fresh(self, hint: str | None) -> str:
+        base = _IDENT.sub("_", hint or "v")[:40] or "v"
+        if base[0].isdigit() or base.startswith("__"):
+            base = "v_" + base.lstrip("_")
+        if keyword.iskeyword(base) or keyword.issoftkeyword(base):
+            base += "_"
+        name, i = base, 0
+        while name in self.taken:
+            i += 1
+            name = f"{base}_{i}"
+        self.taken.add(name)
+        return name
+
+    def bind(self, value: SSAValue, hint: str | None = None) -> str:
+        self.of[value] = self.fresh(hint if hint is not None else value.name_hint)
+        return self.of[value]
+
+
+@dataclass
+class OpContext:
+    """What a rule sees of one op: operand expressions, attributes and types."""
+
+    op: IvyOp
+    target: Target
+    args: dict[str, str]
+    attrs: dict[str, Any]
+    in_types: dict[str, Any]
+    out_types: list[TensorSpec]
+
+    def lit(self, name: str) -> str:
+        value = self.attrs[name]
+        kind = self.op.SPEC.attr_map[name].kind
+        return self.target.dtype(value) if kind == "dtype" and value else literal(value)
+
+    @property
+    def out(self) -> TensorSpec:
+        return self.out_types[0]
+
+    def fields(self) -> dict[str, str]:
+        f = dict(self.args)
+        f.update({k: self.lit(k) for k in self.attrs if k not in f and
+                  self.op.SPEC.attr_map[k].kind != "dense"})
+        f["out_dtype"] = self.target.dtype(self.out.dtype)
+        f["out_shape"] = literal(tuple(self.out.shape))
+        return f
+
+
+def emit_source(module: Module, target: Target, fn_name: str = "main"
+                ) -> tuple[str, dict[str, Any]]:
+    """Python source of the entry function, and the data its namespace needs."""
+    fn: func.FuncOp = module.entry
+    names = Names(set(target.helpers))
+    consts: dict[str, np.ndarray] = {}
+    header, body = [], []
+    inputs = []
+    for arg, info in zip(fn.body.block.args, module.args()):
+        if info.param is None:
+            inputs.append(names.bind(arg))
+        else:
+            local = names.bind(arg, info.param.replace(".", "_"))
+            header.append(f"{local} = params[{info.param!r}]")
+    used_helpers: set[str] = set()
+    for op in fn.body.block.ops:
+        if isinstance(op, func.ReturnOp):
+            outs = [names.of[v] for v in op.operands]
+            body.append("return " + (outs[0] if len(outs) == 1 else
+                                     "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"))
+            continue
+        expr = _emit_op(op, target, names, consts)
+        used_helpers.update(h for h in target.helpers if re.search(rf"\b{h}\(", expr))
+        targets = [names.bind(r) for r in op.results]
+        lhs = ", ".join(targets) if targets else "_"
+        if len(targets) == 1 and op.SPEC.variadic_results:
+            lhs += ","
+        body.append(f"{lhs} = {expr}")
+    lines = [target.imports, ""]
+    lines += [_helper_source(target.helpers[h]) for h in sorted(_closure(target, used_helpers))]
+    lines.append(f"def {fn_name}(params, {', '.join(inputs)}):" if inputs
+                 else f"def {fn_name}(params):")
+    lines += ["    " + s for s in header + body]
+    return "\n".join(lines) + "\n", {"CONSTANTS": consts}
+
+
+def _closure(target: Target, used: set[str]) -> set[str]:
+    import inspect
+
+    todo, seen = list(used), set()
+    while todo:
+        h = todo.pop()
+        if h in seen:
+            continue
+        seen.add(h)
+        src = inspect.getsource(target.helpers[h])
+        todo += [o for o in target.helpers if o != h and re.search(rf"\b{o}\(", src)]
+    return seen
+
+
+def _helper_source(fn: Callable[..., Any]) -> str:
+    import inspect
+    import textwrap
+
+    return textwrap.dedent(inspect.getsource(fn)) + "\n"
+
+
+def _emit_op(op: Operation, target: Target, names: Names, consts: dict[str, np.ndarray]) -> str:
+    if not isinstance(op, IvyOp):
+        raise LoweringError(f"{op.name} is not an ivy op; the {target.name} target only "
+                            "lowers the ivy dialect")
+    spec = op.SPEC
+    rule = target.rules.get(spec.name)
+    if rule is None:
+        raise LoweringError(f"the {target.name} target has no rule for ivy.{spec.name}")
+    attrs = op.attr_values()
+    if spec.name == "constant":
+        return _constant(attrs["value"], target, consts)
+    args: dict[str, str] = {}
+    in_types: dict[str, Any] = {}
+    for a, g in zip(spec.operands, op.operand_groups()):
+        if a.variadic:
+            args[a.name] = "[" + ", ".join(names.of[v] for v in g) + "]"
+            in_types[a.name] = [TensorSpec.from_xdsl(v.type) for v in g]
+        else:
+            args[a.name] = "None" if g is None else names.of[g]
+            in_types[a.name] = None if g is None else TensorSpec.from_xdsl(g.type)
+    ctx = OpContext(op, target, args, attrs, in_types,
+                    [TensorSpec.from_xdsl(r.type) for r in op.results])
+    return rule(ctx) if callable(rule) else rule.format(**ctx.fields())
+
+
+def _constant(value: np.ndarray, target: Target, consts: dict[str, np.ndarray]) -> str:
+    dtype = target.dtype(TensorSpec.of(value).dtype)
+    if value.size <= INLINE_CONSTANT:
+        return f"{target.array}({literal_array(value)}, dtype={dtype})"
+    key = f"c{len(consts)}"
+    consts[key] = value
+    return f"{target.array}(CONSTANTS[{key!r}])"
+
+
+def literal_array(value: np.ndarray) -> str:
+    """Nested-list source of a small array (numbers only)."""
+    if value.ndim == 0:
+        return literal(value.item())
+    return "[" + ", ".join(literal_array(v) for v in value) + "]"
+
+
+def missing_rules(target: Target, decomposable: set[str]) -> list[str]:
+    """Registry ops with neither a rule nor a decomposition on this target."""
+    return sorted(n for n in SPECS if n not in target.rules and n not in decomposable)
