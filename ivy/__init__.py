@@ -1,0 +1,49 @@
+"""The `ivy` facade: a framework-agnostic functional API generated from the registry.
+
+`ivy.add`, `ivy.matmul`, `ivy.layer_norm`, ... run eagerly on arrays of the current
+backend and record ops when called inside `ivy.trace_graph`/`ivy.compile`. Importing
+`ivy` loads no ML framework. The current backend is the facade's one piece of global
+state; NumPy is the backend that executes eagerly today.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ivy_ir import functional as _functional
+from ivy_ir.dialect.types import DTYPES as _DTYPES
+
+from .backend import current_backend, set_backend, unset_backend, with_backend
+
+bool = "bool"  # dtype names, as ivy.float32 etc.
+int8, int16, int32, int64, uint8 = "int8", "int16", "int32", "int64", "uint8"
+float16, bfloat16, float32, float64 = "float16", "bfloat16", "float32", "float64"
+assert set(_DTYPES) == {bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32,
+                        float64}
+
+
+def compile(fn: Any, *, args: tuple[Any, ...] = (), target: str | None = None,
+            **options: Any) -> Any:
+    """Compile a facade function for `target` (default: the current backend)."""
+    import ivy_ir
+
+    return ivy_ir.compile(fn, target=target or current_backend(), args=args, **options)
+
+
+def trace_graph(fn: Any, *, args: tuple[Any, ...] = (), **options: Any) -> Any:
+    """Trace a facade function into an `ivy_ir.Module` (its IR graph)."""
+    import ivy_ir
+
+    return ivy_ir.trace(fn, args=args, **options)
+
+
+def __getattr__(name: str) -> Any:
+    return getattr(_functional, name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_functional.FUNCTIONS))
+
+
+__all__ = ["compile", "current_backend", "set_backend", "trace_graph", "unset_backend",
+           "with_backend", *_functional.FUNCTIONS]

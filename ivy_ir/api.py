@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,7 @@ from .compiled import Compiled
 from .dialect import SPECS, TensorSpec
 from .module import Module
 from .passes import run_pipeline
-from .tracer import Graph, TraceError, Tracer
+from .tracer import Graph, Tracer
 
 
 def list_ops() -> list[str]:
@@ -42,6 +43,16 @@ def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
     return flat[prefix[:-1]]
 
 
+def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool) -> list[str]:
+    """Name IR inputs after the function's parameters, so printed IR reads like the source."""
+    try:
+        names = list(inspect.signature(fn).parameters)[int(skip_first):]
+    except (TypeError, ValueError):
+        names = []
+    names += [f"arg{i}" for i in range(len(names), len(args))]
+    return [n for n, a in zip(names, args) if _is_array(a)]
+
+
 def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
           params: dict[str, Any] | None = None, name: str = "main") -> Module:
     """Trace a function written with the `ivy` facade into an ivy IR module.
@@ -55,16 +66,15 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     in_specs = [TensorSpec.of(np.asarray(a)) for a in args if _is_array(a)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])
     graph = Graph(block)
+    for arg, hint in zip(block.args, _input_names(fn, args, params is not None)):
+        arg.name_hint = hint
     it = iter(block.args)
     call_args = [Tracer(next(it), graph) if _is_array(a) else a for a in args]
     flat_params = {k: np.asarray(v) for k, v in _flatten(params or {}).items()}
     param_tracers = {k: Tracer(graph.add_param(k, v), graph) for k, v in flat_params.items()}
     if params is not None:
         call_args.insert(0, _unflatten(param_tracers, params))
-    try:
-        out = fn(*call_args, **kwargs)
-    except TraceError:
-        raise
+    out = fn(*call_args, **kwargs)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     values = [graph.lift(o) for o in outs]
     block.add_op(func.ReturnOp(*values))

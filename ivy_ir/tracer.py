@@ -178,3 +178,73 @@ def _unary(op_name: str):
 Tracer.__neg__ = _unary("negative")  # type: ignore[attr-defined]
 Tracer.__abs__ = _unary("abs")  # type: ignore[attr-defined]
 Tracer.__invert__ = _unary("bitwise_invert")  # type: ignore[attr-defined]
+
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _getitem(self: Tracer, key: Any) -> Any:
+    """Basic indexing (ints, slices, None, Ellipsis) as slice/squeeze/expand_dims ops."""
+    from . import functional as F
+
+    key = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, (Tracer, np.ndarray, list)) for k in key):
+        raise TraceError("advanced (array) indexing of a traced array is not supported; "
+                         "use ivy.take or ivy.gather_nd")
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > self.ndim:
+        raise IndexError(f"too many indices for a rank-{self.ndim} array")
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (self.ndim - n_real) + key[i + 1:]
+    else:
+        key = key + (slice(None),) * (self.ndim - n_real)
+    start, stop, step, drop, new = [], [], [], [], []
+    dim = 0
+    for k in key:
+        if k is None:
+            new.append(len(start) - len(drop) + len(new))
+            continue
+        size = self.shape[dim]
+        if isinstance(k, (int, np.integer)):
+            if size is not None and not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {size}")
+            k = int(k) % size if size is not None else int(k)
+            start.append(k), stop.append(k + 1), step.append(1)
+            drop.append(dim)
+        else:
+            s = 1 if k.step is None else int(k.step)
+            start.append(int(k.start) if k.start is not None else (0 if s > 0 else INT64_MAX))
+            stop.append(int(k.stop) if k.stop is not None else (INT64_MAX if s > 0 else INT64_MIN))
+            step.append(s)
+        dim += 1
+    out = self
+    if any((b, e, s) != (0, INT64_MAX, 1) for b, e, s in zip(start, stop, step)):
+        out = F.slice(out, start=start, stop=stop, step=step)
+    if drop:
+        out = F.squeeze(out, axis=drop)
+    if new:
+        out = F.expand_dims(out, axis=new)
+    return out
+
+
+def _method(op_name: str):
+    def method(self: Tracer, *args: Any, **kwargs: Any) -> Any:
+        from . import functional as F
+
+        return getattr(F, op_name)(self, *args, **kwargs)
+    method.__name__ = op_name
+    return method
+
+
+Tracer.__getitem__ = _getitem  # type: ignore[attr-defined]
+for _name in ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all",
+              "any", "astype", "flip", "squeeze"):
+    setattr(Tracer, _name, _method(_name))
+Tracer.reshape = lambda self, *shape: _method("reshape")(  # type: ignore[attr-defined]
+    self, shape=list(shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list))
+                     else shape))
+Tracer.T = property(lambda self: _method("permute_dims")(  # type: ignore[attr-defined]
+    self, axes=list(range(self.ndim))[::-1]))
+Tracer.transpose = lambda self, *axes: _method("permute_dims")(  # type: ignore[attr-defined]
+    self, axes=list(axes[0] if len(axes) == 1 else axes) or list(range(self.ndim))[::-1])

@@ -1,0 +1,157 @@
+"""The public API: trace, parse, lower, compile, list_ops, and the compiled object."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ivy
+import ivy_ir
+
+ISSUE_OPS = """constant arange full zeros ones eye linspace tril triu one_hot zeros_like ones_like
+full_like astype broadcast_to abs negative sign sqrt rsqrt square reciprocal exp expm1 log log1p
+log2 log10 sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh erf floor ceil round trunc
+isnan isinf isfinite logical_not bitwise_invert add subtract multiply divide floor_divide
+remainder pow maximum minimum atan2 equal not_equal less less_equal greater greater_equal
+logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_left_shift
+bitwise_right_shift where clip sum prod mean var std min max all any argmax argmin cumsum cumprod
+logsumexp matmul tensordot vecdot einsum outer diagonal vector_norm matrix_norm cholesky inv det
+solve qr svd eigh reshape permute_dims expand_dims squeeze concat stack split flip roll tile
+repeat pad slice take take_along_axis gather_nd scatter_nd scatter_add sort argsort top_k relu
+relu6 leaky_relu elu gelu silu sigmoid hard_sigmoid hardswish mish softplus softmax log_softmax
+linear conv conv_transpose max_pool avg_pool adaptive_avg_pool interpolate layer_norm rms_norm
+batch_norm group_norm scaled_dot_product_attention embedding random_uniform random_normal""".split()
+
+
+def mlp(p, x):
+    h = ivy.relu(ivy.linear(x, p["fc1"]["weight"], p["fc1"]["bias"]))
+    return ivy.softmax(ivy.matmul(h, ivy.permute_dims(p["fc2"]["weight"], axes=[1, 0])))
+
+
+@pytest.fixture
+def params():
+    rng = np.random.default_rng(0)
+    return {"fc1": {"weight": rng.standard_normal((16, 8)).astype(np.float32),
+                    "bias": rng.standard_normal(16).astype(np.float32)},
+            "fc2": {"weight": rng.standard_normal((4, 16)).astype(np.float32)}}
+
+
+@pytest.fixture
+def x():
+    return np.random.default_rng(1).standard_normal((3, 8)).astype(np.float32)
+
+
+def test_list_ops_is_sorted_and_complete():
+    ops = ivy_ir.list_ops()
+    assert ops == sorted(ops)
+    assert sorted(set(ISSUE_OPS) - set(ops)) == []
+
+
+def test_trace_marks_parameters_and_locations(params, x):
+    m = ivy_ir.trace(mlp, (x,), params=params)
+    text = str(m)
+    assert '{ivy.param = "fc1.weight"}' in text and '{ivy.param = "fc2.weight"}' in text
+    assert "%x: tensor<3x8xf32>" in text
+    assert 'loc("tests/test_api.py":' in text or "test_api.py" in text
+    assert set(m.params) == {"fc1.weight", "fc1.bias", "fc2.weight"}
+    assert "dense<" not in text  # weights never print inline
+
+
+def test_parse_round_trip_is_structurally_equal(params, x):
+    m = ivy_ir.trace(mlp, (x,), params=params)
+    again = ivy_ir.parse(str(m))
+    assert again.op.is_structurally_equivalent(m.op)
+    assert str(again) == str(m)
+
+
+def test_compile_matches_eager(params, x):
+    c = ivy_ir.compile(mlp, target="numpy", args=(x,), params=params)
+    np.testing.assert_allclose(c(x), mlp(params, x), rtol=1e-6, atol=1e-6)
+    assert c(x).dtype == np.float32
+    assert "def main(params, x):" in c.source
+    assert "fc1_weight = params['fc1.weight']" in c.source
+    assert set(c.params) == {"fc1.weight", "fc1.bias", "fc2.weight"}
+    assert "ivy.linear" in c.ir
+
+
+def test_lower_parsed_ir_with_explicit_params(params, x):
+    text = str(ivy_ir.trace(mlp, (x,), params=params))
+    c = ivy_ir.lower(ivy_ir.parse(text), target="numpy")
+    with pytest.raises(ValueError, match="no value for parameter"):
+        c(x)
+    flat = {"fc1.weight": params["fc1"]["weight"], "fc1.bias": params["fc1"]["bias"],
+            "fc2.weight": params["fc2"]["weight"]}
+    np.testing.assert_allclose(c.apply(flat, x), mlp(params, x), rtol=1e-6, atol=1e-6)
+
+
+def test_compiled_retraces_for_new_shapes(x):
+    c = ivy_ir.compile(lambda a: ivy.sum(a * 2, axis=[0]), args=(x,))
+    y = np.ones((5, 2), np.float64)
+    np.testing.assert_allclose(c(y), np.full(2, 10.0))
+    assert c(y).dtype == np.float64
+
+
+def test_compiled_ir_text_refuses_other_types(x):
+    c = ivy_ir.compile(str(ivy_ir.trace(lambda a: ivy.exp(a), (x,))))
+    with pytest.raises(TypeError, match="compiled for tensor<3x8xf32>"):
+        c(np.ones((2, 2), np.float32))
+    with pytest.raises(TypeError, match="takes 1 input"):
+        c(x, x)
+
+
+def test_passes_empty_string_runs_nothing(x):
+    def f(a):
+        return a * 1.0 + 0.0
+    raw = ivy_ir.trace(f, (x,))
+    c = ivy_ir.compile(f, args=(x,), passes="")
+    assert c.ir_module.op_count() == raw.op_count()
+
+
+def test_print_ir_after_all(x, capsys):
+    ivy_ir.compile(lambda a: ivy.exp(a), args=(x,), passes="cse,dce", print_ir_after_all=True)
+    out = capsys.readouterr().out
+    assert "IR after cse" in out and "IR after dce" in out
+
+
+def test_data_dependent_branch_names_the_line(x):
+    def f(a):
+        if ivy.sum(a) > 0:
+            return a
+        return -a
+    with pytest.raises(ivy_ir.TraceError, match=r"test_api.py:\d+"):
+        ivy_ir.trace(f, (x,))
+
+
+def test_indexing_traces_to_slices(x):
+    def f(a):
+        return a[1, ::-2], a[..., None, 2], a[-1:]
+    c = ivy_ir.compile(f, args=(x,))
+    for got, want in zip(c(x), (x[1, ::-2], x[..., None, 2], x[-1:])):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_scalar_and_dtype_promotion(x):
+    c = ivy_ir.compile(lambda a, b: a * 2 + b, args=(x, np.ones(8, np.float64)))
+    assert c(x, np.ones(8, np.float64)).dtype == np.float64
+    i = np.arange(4, dtype=np.int32)
+    assert ivy.add(i, 1).dtype == np.int32
+    assert ivy.sqrt(i).dtype == np.float32
+
+
+def test_facade_errors_are_clear():
+    with pytest.raises(TypeError, match="attributes are keyword-only"):
+        ivy.sum(np.ones(3), 0)
+    with pytest.raises(ValueError, match=r"ivy.matmul: .*contracted dims"):
+        ivy.matmul(np.ones((2, 3)), np.ones((4, 5)))
+    with pytest.raises(TypeError, match="unknown attribute"):
+        ivy.sum(np.ones(3), axes=[0])
+
+
+def test_import_loads_no_framework():
+    code = ("import sys, ivy_ir, ivy, lowerings; "
+            "print([m for m in sys.modules if m.split('.')[0] in ('torch','jax','tensorflow')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
