@@ -20,7 +20,8 @@ class Compiled:
     """
 
     def __init__(self, ir_module: Module, target: str, source: str, raw: Callable[..., Any],
-                 params: dict[str, Any], retrace: Callable[[tuple[Any, ...]], Compiled] | None = None):
+                 params: dict[str, Any],
+                 retrace: Callable[[tuple[Any, ...]], Compiled] | None = None):
         self.ir_module = ir_module
         self.target = target
         self.source = source

@@ -135,7 +135,8 @@ class Tracer:
 
     def __bool__(self) -> bool:
         loc = user_location()
-        where = f" at {loc.filename.data}:{loc.line.data}" if isinstance(loc, FileLineColLoc) else ""
+        where = (f" at {loc.filename.data}:{loc.line.data}"
+                 if isinstance(loc, FileLineColLoc) else "")
         raise TraceError(f"data-dependent Python control flow{where}: the truth value of a "
                          "traced array is not known while tracing; use ivy.where instead")
 

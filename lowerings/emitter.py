@@ -127,7 +127,7 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
     consts: dict[str, np.ndarray] = {}
     header, body = [], []
     inputs = []
-    for arg, info in zip(fn.body.block.args, module.args()):
+    for arg, info in zip(fn.body.block.args, module.args(), strict=True):
         if info.param is None:
             inputs.append(names.bind(arg))
         else:
@@ -189,7 +189,7 @@ def _emit_op(op: Operation, target: Target, names: Names, consts: dict[str, np.n
         raise LoweringError(f"the {target.name} target has no rule for ivy.{spec.name}")
     args: dict[str, str] = {}
     in_types: dict[str, Any] = {}
-    for a, g in zip(spec.operands, op.operand_groups()):
+    for a, g in zip(spec.operands, op.operand_groups(), strict=True):
         if a.variadic:
             args[a.name] = "[" + ", ".join(names.of[v] for v in g) + "]"
             in_types[a.name] = [TensorSpec.from_xdsl(v.type) for v in g]

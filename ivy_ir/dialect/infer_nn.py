@@ -85,10 +85,12 @@ def _einsum(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
             dims[ch] = merge_dim(dims.get(ch, d), d, f"label '{ch}' has two sizes")
     if not arrow:
         counts = {c: lhs.count(c) for c in dims}
-        rhs = ("..." if "..." in lhs else "") + "".join(sorted(c for c, n in counts.items() if n == 1))
+        once = sorted(c for c, n in counts.items() if n == 1)
+        rhs = ("..." if "..." in lhs else "") + "".join(once)
     check(all(c in dims for c in rhs.replace("...", "")), f"output of '{eq}' names unknown labels")
     head, _, tail = rhs.partition("...")
-    out = tuple(dims[c] for c in head) + (batch if "..." in rhs else ()) + tuple(dims[c] for c in tail)
+    middle = batch if "..." in rhs else ()
+    out = tuple(dims[c] for c in head) + middle + tuple(dims[c] for c in tail)
     return [xs[0].with_(shape=out)]
 
 

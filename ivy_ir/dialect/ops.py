@@ -4,7 +4,10 @@ One base class carries the custom text format, the verifier and the builder, so 
 op class is nothing but its `OpSpec` turned into IRDL field definitions. The text
 format is MLIR-like and the same for every op:
 
-    %y = ivy.layer_norm %x, bias = %b {axis = [-1], eps = 1.0e-05} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %y = ivy.layer_norm %x, bias = %b {axis = [-1], eps = 1.0e-05}
+           : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+
+(on one line in real output).
 
 Positional operands first, optional ones as `name = %v`, then the attributes that
 differ from their defaults, then the function type.

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer
+from lark.exceptions import VisitError
 
 SPEC_PATH = Path(__file__).with_name("ops.spec")
 
@@ -167,7 +168,8 @@ def _check(name: str, operands: list[TensorArg], attrs: list[AttrArg], infer: st
         raise SpecError(f"{where} has no infer=<rule> tag")
     for t in operands:
         if t.dtype_class not in TENSOR_CLASSES:
-            raise SpecError(f"{where}: operand '{t.name}' has unknown dtype class '{t.dtype_class}'")
+            raise SpecError(f"{where}: operand '{t.name}' has unknown dtype class "
+                            f"'{t.dtype_class}'")
     for a in attrs:
         if a.kind not in ATTR_KINDS:
             raise SpecError(f"{where}: attribute '{a.name}' has unknown kind '{a.kind}'")
@@ -185,8 +187,12 @@ def parse_spec(text: str) -> dict[str, OpSpec]:
         tree = parser.parse(text if text.endswith("\n") else text + "\n")
     except Exception as exc:  # lark's errors carry line/column in their message
         raise SpecError(f"ops.spec: {exc}") from None
+    try:
+        decls = _ToSpecs().transform(tree).children
+    except VisitError as exc:  # lark wraps what our transformer raised
+        raise exc.orig_exc from None
     specs: dict[str, OpSpec] = {}
-    for spec in _ToSpecs().transform(tree).children:
+    for spec in decls:
         if spec.name in specs:
             raise SpecError(f"ops.spec:{spec.line}: op '{spec.name}' declared twice")
         specs[spec.name] = spec
