@@ -141,7 +141,7 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
                                      "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"))
             continue
         expr = _emit_op(op, target, names, consts)
-        used_helpers.update(h for h in target.helpers if re.search(rf"\b{h}\(", expr))
+        used_helpers.update(h for h in target.helpers if _calls(h, expr))
         targets = [names.bind(r) for r in op.results]
         lhs = ", ".join(targets) if targets else "_"
         if len(targets) == 1 and op.SPEC.variadic_results:
@@ -165,8 +165,13 @@ def _closure(target: Target, used: set[str]) -> set[str]:
             continue
         seen.add(h)
         src = inspect.getsource(target.helpers[h])
-        todo += [o for o in target.helpers if o != h and re.search(rf"\b{o}\(", src)]
+        todo += [o for o in target.helpers if o != h and _calls(o, src)]
     return seen
+
+
+def _calls(helper: str, code: str) -> bool:
+    """Whether `code` calls the bare function `helper` (not `np.helper` or `x_helper`)."""
+    return re.search(rf"(?<![\w.]){helper}\(", code) is not None
 
 
 def _helper_source(fn: Callable[..., Any]) -> str:

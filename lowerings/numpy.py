@@ -13,7 +13,8 @@ from __future__ import annotations
 from ivy_ir.dialect.types import numpy_dtype
 
 from . import numpy_kernels as K
-from .emitter import OpContext, Rule, Target
+from . import numpy_nn_kernels as NN
+from .emitter import OpContext, Rule, Target, literal
 
 UNARY = {
     "abs": "np.abs", "negative": "np.negative", "sign": "np.sign", "sqrt": "np.sqrt",
@@ -48,12 +49,57 @@ def _arg_reduce(fn: str) -> Rule:
     return f"np.asarray({fn}({{x}}, axis={{axis}}, keepdims={{keepdims}}), dtype=np.int64)"
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
+              "inf": "math.inf", "-inf": "-math.inf"}
+
+
 def _full(ctx: OpContext, fill: str) -> str:
     return f"np.full({ctx.lit('shape')}, {fill}, dtype={ctx.lit('dtype')})"
 
 
 def _like(fill: str) -> Rule:
     return lambda c: f"np.full_like({c.args['x']}, {fill(c)}, dtype={c.target.dtype(c.out.dtype)})"
+
+
+def _linalg(fn: str) -> Rule:
+    """Multi-result decompositions: NumPy gives a namedtuple; results cast one by one."""
+    return f"[np.asarray(r, dtype={{out_dtype}}) for r in {fn}]"
+
+
+def _solve(c: OpContext) -> str:
+    # b of rank 1 is one right-hand side (a column), batched or not
+    a, b = c.args["a"], c.args["b"]
+    if c.in_types["b"].rank == 1:
+        return f"np.linalg.solve({a}, {b}[:, None])[..., 0]"
+    return f"np.linalg.solve({a}, {b})"
+
+
+def _pad(c: OpContext) -> str:
+    pw = c.attrs["pad_width"]
+    if not pw:
+        return f"{c.args['x']}.copy()"
+    pairs = literal(tuple(zip(pw[::2], pw[1::2], strict=True)))
+    extra = f", constant_values={c.lit('value')}" if c.attrs["mode"] == "constant" else ""
+    return f"np.pad({c.args['x']}, {pairs}, mode={c.lit('mode')}{extra})"
+
+
+def _bound(v: int) -> str:
+    return "" if v in (INT64_MIN, INT64_MAX) else str(v)
+
+
+def _slice(c: OpContext) -> str:
+    # INT64_MIN/INT64_MAX mean an open end; the rest is Python slice semantics
+    a = c.attrs
+    parts = [f"{_bound(b)}:{_bound(e)}:{s}"
+             for b, e, s in zip(a["start"], a["stop"], a["step"], strict=True)]
+    return f"{c.args['x']}[{', '.join(parts)},].copy()" if parts else f"{c.args['x']}.copy()"
+
+
+def _matrix_norm(c: OpContext) -> str:
+    norm = f"np.linalg.norm({c.args['x']}, {MATRIX_ORD[c.attrs['ord']]}, axis=(-2, -1), " \
+        f"keepdims={c.lit('keepdims')})"
+    return f"np.asarray({norm}).astype({c.target.dtype(c.out.dtype)}, copy=False)"
 
 
 NUMPY_RULES: dict[str, Rule] = {
@@ -104,9 +150,52 @@ NUMPY_RULES: dict[str, Rule] = {
     "roll": "np.roll({x}, {shift}, axis={axis})",
     "tile": "np.tile({x}, {reps})",
     "repeat": "np.repeat({x}, {repeats}, axis={axis})",
+    "pad": _pad,
+    "slice": _slice,
+    # linear algebra
+    "matmul": "np.asarray(np.matmul({x}, {y}))",
+    "tensordot": "np.asarray(np.tensordot({x}, {y}, axes=({axes_x}, {axes_y})))",
+    "vecdot": "np.asarray(np.sum({x} * {y}, axis={axis}, dtype={out_dtype}))",
+    "einsum": "np.asarray(np.einsum({equation}, *{xs})).astype({out_dtype}, copy=False)",
+    "outer": "np.outer({x}, {y})",
+    "diagonal": "np.diagonal({x}, {offset}, {axis1}, {axis2}).copy()",
+    "vector_norm": "vector_norm({x}, {ord}, {axis}, {keepdims}, {out_dtype})",
+    "matrix_norm": _matrix_norm,
+    "cholesky": "np.linalg.cholesky({x}, upper={upper}).astype({out_dtype}, copy=False)",
+    "inv": "np.linalg.inv({x}).astype({out_dtype}, copy=False)",
+    "det": "np.asarray(np.linalg.det({x})).astype({out_dtype}, copy=False)",
+    "solve": lambda c: f"{_solve(c)}.astype({c.target.dtype(c.out.dtype)}, copy=False)",
+    "qr": _linalg("np.linalg.qr({x}, mode={mode})"),
+    "svd": _linalg("np.linalg.svd({x}, full_matrices={full_matrices})"),
+    "eigh": _linalg("np.linalg.eigh({x})"),
+    # indexing and sorting
+    "take": "np.asarray(np.take({x}, {indices}, axis={axis}))",
+    "take_along_axis": "np.take_along_axis({x}, {indices}, axis={axis})",
+    "gather_nd": "gather_nd({x}, {indices})",
+    "scatter_nd": "scatter_nd({x}, {indices}, {updates})",
+    "scatter_add": "scatter_add({x}, {indices}, {updates})",
+    "sort": "sort({x}, {axis}, {descending})",
+    "argsort": "argsort({x}, {axis}, {descending})",
+    "top_k": "top_k({x}, {k}, {axis}, {largest})",
+    "embedding": "np.take({weight}, {indices}, axis=0)",
+    # layers
+    "conv": "conv({x}, {weight}, {bias}, {strides}, {padding}, {dilations}, {groups}, {layout})",
+    "conv_transpose": ("conv_transpose({x}, {weight}, {bias}, {strides}, {padding}, "
+                       "{output_padding}, {dilations}, {groups}, {layout})"),
+    "max_pool": ("max_pool({x}, {kernel}, {strides}, {padding}, {dilations}, {ceil_mode}, "
+                 "{layout})"),
+    "avg_pool": ("avg_pool({x}, {kernel}, {strides}, {padding}, {ceil_mode}, "
+                 "{count_include_pad}, {layout})"),
+    "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
+    "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
+    # random: the same key gives the same stream (negative keys wrap: default_rng wants >= 0)
+    "random_uniform": ("np.random.default_rng(int({key}) % 2**64).uniform({low}, {high}, {shape})"
+                       ".astype({dtype})"),
+    "random_normal": ("np.random.default_rng(int({key}) % 2**64).normal({mean}, {std}, {shape})"
+                      ".astype({dtype})"),
 }
 
-HELPERS = {name: getattr(K, name) for name in K.__all__}
+HELPERS = {name: getattr(mod, name) for mod in (K, NN) for name in mod.__all__}
 
 
 def _dtype(name: str) -> str:

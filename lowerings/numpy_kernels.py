@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-__all__ = ["erf", "one_hot"]
+__all__ = ["argsort", "erf", "gather_nd", "nd_index", "one_hot", "scatter_add", "scatter_nd",
+           "sort", "top_k", "vector_norm"]
 
 
 def erf(x):
@@ -21,3 +22,81 @@ def erf(x):
 def one_hot(indices, depth, axis, dtype):
     hot = np.arange(depth) == np.expand_dims(indices, -1)
     return np.moveaxis(hot, -1, axis).astype(dtype)
+
+
+def vector_norm(x, ord, axis, keepdims, dtype):
+    # np.linalg.norm takes at most two axes; this one reduces any set of axes
+    a = np.abs(x)
+    if ord == math.inf:
+        out = np.max(a, axis=axis, keepdims=keepdims, initial=0)
+    elif ord == -math.inf:
+        out = np.min(a, axis=axis, keepdims=keepdims, initial=math.inf)
+    elif ord == 0:
+        out = np.sum(a != 0, axis=axis, keepdims=keepdims)
+    elif ord == 1:
+        out = np.sum(a, axis=axis, keepdims=keepdims)
+    elif ord == 2:
+        out = np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdims))
+    else:
+        out = np.sum(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+    return np.asarray(out).astype(dtype, copy=False)
+
+
+def nd_index(indices, x):
+    # (..., k) indices -> a tuple of k flat index arrays and the shape of the gathered slices
+    k = indices.shape[-1]
+    flat = indices.reshape(math.prod(indices.shape[:-1]), k)
+    return tuple(flat.T), (flat.shape[0],) + x.shape[k:]
+
+
+def gather_nd(x, indices):
+    index, shape = nd_index(indices, x)
+    out = x[index] if index else np.broadcast_to(x, shape)
+    return np.array(out.reshape(indices.shape[:-1] + x.shape[indices.shape[-1]:]))
+
+
+def scatter_nd(x, indices, updates):
+    # later updates of one index win, as with NumPy fancy assignment
+    out = x.copy()
+    index, shape = nd_index(indices, x)
+    upd = updates.reshape(shape)
+    if index:
+        out[index] = upd
+    elif shape[0]:
+        out[...] = upd[-1]
+    return out
+
+
+def scatter_add(x, indices, updates):
+    # duplicate indices accumulate (np.add.at)
+    out = x.copy()
+    index, shape = nd_index(indices, x)
+    upd = updates.reshape(shape)
+    if index:
+        np.add.at(out, index, upd)
+    else:
+        out += upd.sum(axis=0, dtype=out.dtype)
+    return out
+
+
+def argsort(x, axis, descending):
+    # stable both ways: descending sorts the reversed axis and maps the indices back
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable").astype(np.int64, copy=False)
+    n = x.shape[axis]
+    rev = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    return (n - 1 - np.flip(rev, axis)).astype(np.int64, copy=False)
+
+
+def sort(x, axis, descending):
+    if x.ndim == 0:
+        return x.copy()
+    return np.take_along_axis(x, argsort(x, axis, descending), axis)
+
+
+def top_k(x, k, axis, largest):
+    # ties keep their original order (stable sort)
+    idx = np.take(argsort(x, axis, largest), np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis), idx

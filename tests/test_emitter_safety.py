@@ -18,7 +18,7 @@ HOSTILE = [
 
 def _ir(name: str) -> str:
     quoted = name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") \
-        .replace("\t", "\\t").replace("\r", "\\r")
+        .replace("\t", "\\t").replace("\r", "\\0D")
     return f'''
 func.func @"main'); import os; ('"(%x: tensor<2xf32>, %__class__: tensor<2xf32> {{ivy.param = "{quoted}"}}) -> tensor<2xf32> {{
   %import = ivy.add %x, %__class__ : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import FunctionType, TensorType
+from xdsl.dialects.builtin import FileLineColLoc, FunctionType, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -86,6 +86,16 @@ class IvyOp(IRDLOperation):
 
     # ---- verification ----
     def verify_(self) -> None:
+        try:
+            self._verify()
+        except VerifyException as exc:
+            loc = self.location
+            if isinstance(loc, FileLineColLoc):
+                where = f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+                raise VerifyException(f"{where}: {exc}") from None
+            raise
+
+    def _verify(self) -> None:
         spec = self.SPEC
         for key in self.properties:
             if key not in spec.attr_map and key != AttrSizedOperandSegments.attribute_name:
@@ -95,7 +105,8 @@ class IvyOp(IRDLOperation):
             cls = ATTR_CLASS[a.kind]
             ok = attr is None or (attr in DTYPES.values() if cls is None else isinstance(attr, cls))
             if not ok:
-                raise VerifyException(f"ivy.{spec.name}: attribute '{a.name}' must be a {a.kind}")
+                raise VerifyException(f"ivy.{spec.name}: attribute '{a.name}' must be of "
+                                      f"kind {a.kind}")
         try:
             values = check_attrs(spec, self.attr_values(), filled=True)
             groups = [[_spec_of(v) for v in g] if isinstance(g, list) else _spec_of(g)

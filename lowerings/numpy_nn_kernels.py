@@ -1,0 +1,176 @@
+"""Pure-NumPy kernels for convolution, pooling and resampling layers.
+
+Like `numpy_kernels.py`, the source of each kernel a program uses is copied into the
+generated code, so these functions may only use `np`, `math` and each other. Every
+kernel works channels-first internally; channels-last inputs are transposed in and out.
+Windows are strided views (`sliding_window_view`), so no kernel loops over elements.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["adaptive_avg_pool", "avg_pool", "channels_first", "channels_restore", "conv",
+           "conv_transpose", "interpolate", "max_pool", "pool_out_dim", "pool_windows"]
+
+
+def channels_first(x, layout):
+    # (N, *S, C) -> (N, C, *S); channels-first input passes through
+    return x if layout == "channels_first" else np.moveaxis(x, -1, 1)
+
+
+def channels_restore(y, layout):
+    # undo channels_first on a result
+    return y if layout == "channels_first" else np.moveaxis(y, 1, -1)
+
+
+def pool_out_dim(d, k, s, lo, hi, dil, ceil_mode):
+    # the output length rule of the `pool`/`conv` inference (PyTorch's ceil_mode rule)
+    span = d + lo + hi - dil * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= d + lo:
+        out -= 1
+    return out
+
+
+def pool_windows(xp, kernel, strides, dilations, outs):
+    # view (N, C, *out, *kernel) of the padded channels-first input
+    n = len(kernel)
+    eff = tuple(dl * (k - 1) + 1 for k, dl in zip(kernel, dilations, strict=True))
+    win = np.lib.stride_tricks.sliding_window_view(xp, eff, axis=tuple(range(2, 2 + n)))
+    pick = tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(outs, strides, strict=True))
+    return win[(slice(None), slice(None)) + pick + tuple(slice(None, None, dl)
+                                                         for dl in dilations)]
+
+
+def conv(x, w, b, strides, padding, dilations, groups, layout):
+    n = x.ndim - 2
+    x = channels_first(x, layout)
+    if layout != "channels_first":
+        w = np.transpose(w, (n + 1, n) + tuple(range(n)))
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(padding[2 * i], padding[2 * i + 1]) for i in range(n)])
+    kernel = w.shape[2:]
+    outs = [pool_out_dim(d, k, s, 0, 0, dl, False)
+            for d, k, s, dl in zip(xp.shape[2:], kernel, strides, dilations, strict=True)]
+    win = pool_windows(xp, kernel, strides, dilations, outs)
+    g = groups
+    win = win.reshape((x.shape[0], g, x.shape[1] // g) + win.shape[2:])
+    wg = w.reshape((g, w.shape[0] // g) + w.shape[1:])
+    sp = "".join(chr(ord("p") + i) for i in range(n))
+    ks = "".join(chr(ord("h") + i) for i in range(n))
+    y = np.einsum(f"ngc{sp}{ks},goc{ks}->ngo{sp}", win, wg, optimize=True)
+    y = y.reshape((x.shape[0], w.shape[0]) + tuple(outs))
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * n)
+    return channels_restore(y.astype(x.dtype, copy=False), layout)
+
+
+def conv_transpose(x, w, b, strides, padding, output_padding, dilations, groups, layout):
+    # a stride-1 conv of the stride-dilated input with the flipped, in/out-swapped weight
+    n = x.ndim - 2
+    x = channels_first(x, layout)
+    if layout != "channels_first":
+        w = np.transpose(w, (n + 1, n) + tuple(range(n)))
+    g, (cin, og), kernel = groups, w.shape[:2], w.shape[2:]
+    wc = w.reshape((g, cin // g, og) + kernel).swapaxes(1, 2).reshape((g * og, cin // g) + kernel)
+    wc = np.flip(wc, axis=tuple(range(2, 2 + n)))
+    grid = tuple((d - 1) * s + 1 for d, s in zip(x.shape[2:], strides, strict=True))
+    up = np.zeros(x.shape[:2] + grid, dtype=x.dtype)
+    up[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)] = x
+    pads, crop = [], []
+    for i, (k, dl, op) in enumerate(zip(kernel, dilations, output_padding, strict=True)):
+        lo = dl * (k - 1) - padding[2 * i]
+        hi = dl * (k - 1) - padding[2 * i + 1] + op
+        pads += [max(lo, 0), max(hi, 0)]
+        crop.append(slice(max(-lo, 0), up.shape[2 + i] - max(-hi, 0)))
+    up = up[(slice(None), slice(None)) + tuple(crop)]
+    y = conv(up, wc, b, (1,) * n, pads, dilations, g, "channels_first")
+    return channels_restore(y, layout)
+
+
+def max_pool(x, kernel, strides, padding, dilations, ceil_mode, layout):
+    n = len(kernel)
+    dilations = dilations or (1,) * n
+    x = channels_first(x, layout)
+    if x.dtype == np.bool_:
+        low = False
+    elif np.issubdtype(x.dtype, np.integer):
+        low = np.iinfo(x.dtype).min
+    else:
+        low = -np.inf
+    outs = [pool_out_dim(d, k, s, padding[2 * i], padding[2 * i + 1], dl, ceil_mode)
+            for i, (d, k, s, dl) in enumerate(zip(x.shape[2:], kernel, strides, dilations,
+                                                  strict=True))]
+    pads = [(padding[2 * i], max(padding[2 * i + 1], (o - 1) * s + dl * (k - 1) + 1
+                                 - d - padding[2 * i]))
+            for i, (d, k, s, dl, o) in enumerate(zip(x.shape[2:], kernel, strides, dilations,
+                                                       outs, strict=True))]
+    xp = np.pad(x, [(0, 0), (0, 0)] + pads, constant_values=low)
+    win = pool_windows(xp, kernel, strides, dilations, outs)
+    y = win.max(axis=tuple(range(-n, 0))) if win.size else np.zeros(win.shape[:-n], x.dtype)
+    return channels_restore(y, layout)
+
+
+def avg_pool(x, kernel, strides, padding, ceil_mode, count_include_pad, layout):
+    # the divisor counts window cells inside the padded (or the original) input, as torch
+    n = len(kernel)
+    x = channels_first(x, layout)
+    ones = (1,) * n
+    outs = [pool_out_dim(d, k, s, padding[2 * i], padding[2 * i + 1], 1, ceil_mode)
+            for i, (d, k, s) in enumerate(zip(x.shape[2:], kernel, strides, strict=True))]
+    pads = [(padding[2 * i], max(padding[2 * i + 1], (o - 1) * s + k - d - padding[2 * i]))
+            for i, (d, k, s, o) in enumerate(zip(x.shape[2:], kernel, strides, outs,
+                                                 strict=True))]
+    xp = np.pad(x, [(0, 0), (0, 0)] + pads)
+    total = pool_windows(xp, kernel, strides, ones, outs).sum(axis=tuple(range(-n, 0)))
+    inside = np.ones((1, 1) + x.shape[2:], dtype=x.dtype)
+    if count_include_pad:
+        inside = np.pad(inside, [(0, 0), (0, 0)] + [(padding[2 * i], padding[2 * i + 1])
+                                                    for i in range(n)], constant_values=1)
+        pads = [(0, hi - padding[2 * i + 1]) for i, (_, hi) in enumerate(pads)]
+    mask = np.pad(inside, [(0, 0), (0, 0)] + pads)
+    count = pool_windows(mask, kernel, strides, ones, outs).sum(axis=tuple(range(-n, 0)))
+    return channels_restore((total / count).astype(x.dtype, copy=False), layout)
+
+
+def adaptive_avg_pool(x, output_size, layout):
+    # one averaging matrix per spatial axis: rows average [floor(i*d/o), ceil((i+1)*d/o))
+    x = channels_first(x, layout)
+    y = x
+    for i, o in enumerate(output_size):
+        d = x.shape[2 + i]
+        j = np.arange(o)
+        start, end = (j * d) // o, -((-(j + 1) * d) // o)
+        cols = np.arange(d)
+        inside = (cols >= start[:, None]) & (cols < end[:, None])
+        avg = (inside / (end - start)[:, None]).astype(x.dtype)
+        y = np.moveaxis(np.moveaxis(y, 2 + i, -1) @ avg.T, -1, 2 + i)
+    return channels_restore(y.astype(x.dtype, copy=False), layout)
+
+
+def interpolate(x, size, mode, align_corners, layout):
+    # separable per-axis resampling with PyTorch's source-index rules, in its float precision
+    x = channels_first(x, layout)
+    y = x
+    for i, o in enumerate(size):
+        d = x.shape[2 + i]
+        y = np.moveaxis(y, 2 + i, -1)
+        if mode == "nearest":
+            ft = np.float64 if x.dtype == np.float64 else np.float32
+            # torch floors in float32 (floorf) even when it multiplies in float64
+            src = np.floor((np.arange(o, dtype=ft) * (ft(d) / ft(o))).astype(np.float32))
+            src = src.astype(np.int64)
+            y = y[..., np.minimum(src, d - 1)]
+        else:
+            dst = np.arange(o, dtype=x.dtype)
+            if align_corners:
+                src = dst * x.dtype.type((d - 1) / (o - 1) if o > 1 else 0.0)
+            else:
+                src = np.maximum((dst + x.dtype.type(0.5)) * x.dtype.type(d / o) - 0.5, 0)
+            i0 = np.minimum(np.floor(src).astype(np.int64), d - 1)
+            i1 = np.minimum(i0 + 1, d - 1)
+            lam = (src - i0).astype(x.dtype)
+            y = y[..., i0] * (1 - lam) + y[..., i1] * lam
+        y = np.moveaxis(y, -1, 2 + i)
+    return channels_restore(y.astype(x.dtype, copy=False), layout)
+

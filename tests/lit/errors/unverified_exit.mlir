@@ -1,0 +1,10 @@
+// Without --verify-diagnostics a verifier failure is a clean error and exit 1.
+// RUN: not ivy-opt %s 2>&1 | filecheck %s
+
+func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  %b = ivy.sqrt %a : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  func.return %b : tensor<2x3xi32>
+}
+
+// CHECK: ivy-opt: error: ivy.sqrt: operand 'x' must have a float dtype, got int32
+// CHECK-NOT: Traceback
