@@ -82,7 +82,8 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
                         Region(block))
     fn_op.arg_attrs = ArrayAttr([graph.param_attrs.get(i, DictionaryAttr({}))
                                  for i in range(len(block.args))])
-    module = Module(ModuleOp([fn_op]), dict(graph.params))
+    module = Module(ModuleOp([fn_op]), dict(graph.params),
+                    returns_sequence=isinstance(out, (tuple, list)))
     module.verify()
     return module
 

@@ -56,5 +56,6 @@ def _build(key: tuple[Any, ...]) -> Any:
     op = OP_CLASSES[name].build(*groups, **dict(frozen_attrs))
     block.add_ops([op, func.ReturnOp(*op.results)])
     fn = func.FuncOp("main", (flat, [r.type for r in op.results]), Region(block))
-    raw = lower(Module(ModuleOp([fn])), target="numpy").raw
+    module = Module(ModuleOp([fn]), returns_sequence=op.SPEC.variadic_results)
+    raw = lower(module, target="numpy").raw
     return functools.partial(raw, {})

@@ -33,6 +33,8 @@ class ArgInfo:
 class Module:
     op: ModuleOp
     params: dict[str, np.ndarray] = field(default_factory=dict)
+    returns_sequence: bool = False
+    """Return a tuple even for one result (the traced function returned a sequence)."""
 
     @property
     def entry(self) -> func.FuncOp:
@@ -73,7 +75,7 @@ class Module:
         return self.to_text()
 
     def clone(self) -> Module:
-        return Module(self.op.clone(), dict(self.params))
+        return Module(self.op.clone(), dict(self.params), self.returns_sequence)
 
     def op_count(self) -> int:
         return sum(1 for o in self.entry.walk() if o.name.startswith("ivy."))

@@ -137,8 +137,9 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
     for op in fn.body.block.ops:
         if isinstance(op, func.ReturnOp):
             outs = [names.of[v] for v in op.operands]
-            body.append("return " + (outs[0] if len(outs) == 1 else
-                                     "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")"))
+            single = len(outs) == 1 and not module.returns_sequence
+            body.append("return " + (outs[0] if single else "(" + ", ".join(outs)
+                                     + ("," if len(outs) == 1 else "") + ")"))
             continue
         expr = _emit_op(op, target, names, consts)
         used_helpers.update(h for h in target.helpers if _calls(h, expr))
@@ -208,6 +209,8 @@ def _emit_op(op: Operation, target: Target, names: Names, consts: dict[str, np.n
 
 def _constant(value: np.ndarray, target: Target, consts: dict[str, np.ndarray]) -> str:
     dtype = target.dtype(TensorSpec.of(value).dtype)
+    if value.size == 0:  # a nested-list literal cannot say (0, 3) from (0,)
+        return f"{target.array}([], dtype={dtype}).reshape({literal(value.shape)})"
     if value.size <= INLINE_CONSTANT:
         return f"{target.array}({literal_array(value)}, dtype={dtype})"
     key = f"c{len(consts)}"

@@ -147,7 +147,8 @@ NUMPY_RULES: dict[str, Rule] = {
     "stack": "np.stack({xs}, axis={axis})",
     "split": "np.split({x}, np.cumsum({sizes})[:-1].tolist(), axis={axis})",
     "flip": "np.flip({x}, axis={axis})",
-    "roll": "np.roll({x}, {shift}, axis={axis})",
+    "roll": lambda c: f"np.roll({c.args['x']}, {c.lit('shift')}, axis={c.lit('axis')})"
+    if c.attrs["axis"] != () else f"{c.args['x']}.copy()",
     "tile": "np.tile({x}, {reps})",
     "repeat": "np.repeat({x}, {repeats}, axis={axis})",
     "pad": _pad,

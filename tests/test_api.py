@@ -155,3 +155,27 @@ def test_import_loads_no_framework():
             "print([m for m in sys.modules if m.split('.')[0] in ('torch','jax','tensorflow')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_sequence_outputs_keep_their_structure(x):
+    c = ivy_ir.compile(lambda a: ivy.split(a, sizes=[8], axis=1), args=(x,))
+    out = c(x)
+    assert isinstance(out, tuple) and len(out) == 1
+    np.testing.assert_array_equal(out[0], x)
+    assert [p.shape for p in ivy.split(x, sizes=[8], axis=1)] == [(3, 8)]
+
+
+def test_empty_constants_keep_their_shape():
+    c = ivy_ir.compile(lambda: ivy.zeros(shape=[0, 3]))
+    assert c().shape == (0, 3)
+
+
+def test_attention_mask_can_add_batch_dims():
+    q = np.random.default_rng(2).standard_normal((4, 8)).astype(np.float32)
+    mask = np.zeros((2, 4, 4), np.float32)
+    mask[1, :, 1:] = -np.inf
+    out = ivy.scaled_dot_product_attention(q, q, q, mask)
+    assert out.shape == (2, 4, 8)
+    np.testing.assert_allclose(out[1], np.broadcast_to(q[0], (4, 8)), rtol=1e-6)
+    with pytest.raises(ValueError, match="does not fit scores"):
+        ivy.scaled_dot_product_attention(q, q, q, np.zeros((4, 5), np.float32))

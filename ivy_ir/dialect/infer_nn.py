@@ -396,5 +396,9 @@ def _attention(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     merge_dim(k.shape[-2], v.shape[-2], "k and v sequence lengths differ")
     batch = broadcast(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     if mask is not None:
-        broadcast(mask.shape, batch + (q.shape[-2], k.shape[-2]))
+        scores = batch + (q.shape[-2], k.shape[-2])
+        full = broadcast(mask.shape, scores)
+        check(full[-2:] == scores[-2:], f"mask of shape {mask.shape} does not fit scores "
+              f"of shape {scores}")
+        batch = full[:-2]
     return [q.with_(shape=batch + (q.shape[-2], v.shape[-1]))]
