@@ -177,5 +177,8 @@ def test_attention_mask_can_add_batch_dims():
     out = ivy.scaled_dot_product_attention(q, q, q, mask)
     assert out.shape == (2, 4, 8)
     np.testing.assert_allclose(out[1], np.broadcast_to(q[0], (4, 8)), rtol=1e-6)
-    with pytest.raises(ValueError, match="does not fit scores"):
+    with pytest.raises(ValueError, match="do not broadcast"):
         ivy.scaled_dot_product_attention(q, q, q, np.zeros((4, 5), np.float32))
+    one = q[:1]  # a mask must not grow the (L, S) score matrix: (3, 1) vs (1, 1)
+    with pytest.raises(ValueError, match="does not fit scores"):
+        ivy.scaled_dot_product_attention(one, one, one, np.zeros((3, 1), np.float32))
