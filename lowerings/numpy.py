@@ -190,8 +190,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
     "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
     # random: the same key gives the same stream (negative keys wrap: default_rng wants >= 0)
-    "random_uniform": ("np.random.default_rng(int({key}) % 2**64).uniform({low}, {high}, {shape})"
-                       ".astype({dtype})"),
+    "random_uniform": "random_uniform({key}, {low}, {high}, {shape}, {dtype})",
     "random_normal": ("np.random.default_rng(int({key}) % 2**64).normal({mean}, {std}, {shape})"
                       ".astype({dtype})"),
 }

@@ -10,8 +10,10 @@ import math
 
 import numpy as np
 
-__all__ = ["argsort", "erf", "gather_nd", "nd_index", "one_hot", "scatter_add", "scatter_nd",
-           "sort", "top_k", "vector_norm"]
+__all__ = [
+    "argsort", "erf", "gather_nd", "nd_index", "one_hot", "random_uniform", "scatter_add",
+    "scatter_nd", "sort", "top_k", "vector_norm",
+]
 
 
 def erf(x):
@@ -100,3 +102,10 @@ def top_k(x, k, axis, largest):
     # ties keep their original order (stable sort)
     idx = np.take(argsort(x, axis, largest), np.arange(k), axis=axis)
     return np.take_along_axis(x, idx, axis), idx
+
+
+def random_uniform(key, low, high, shape, dtype):
+    u = np.random.default_rng(int(key) % 2**64).uniform(low, high, shape).astype(dtype)
+    # rounding a float64 draw to a narrower dtype can reach `high`; keep [low, high)
+    top = np.nextafter(np.asarray(high, dtype), np.asarray(low, dtype))
+    return np.where(u < np.asarray(high, dtype), u, top).astype(dtype, copy=False)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ivy_ir.decompositions import DECOMPOSITIONS
 from ivy_ir.dialect.spec import AttrArg, OpSpec, TensorArg, load_specs
+from lowerings import TARGETS, get_target
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "ops.md"
 
@@ -37,12 +39,21 @@ def _attr(a: AttrArg) -> str:
     return f"`{a.name}: {kind}{'?' if a.optional else ''}`"
 
 
+def _coverage(name: str, target: str) -> str:
+    """How a target lowers the op: a native rule, its decomposition, or not at all."""
+    if name == "constant" or name in get_target(target).rules:
+        return "native"
+    return "decomposed" if name in DECOMPOSITIONS else "**missing**"
+
+
 def _row(s: OpSpec) -> str:
     operands = ", ".join(_operand(t) for t in s.operands) or "-"
     attrs = ", ".join(_attr(a) for a in s.attrs) or "-"
     results = ("*" if s.variadic_results else "") + ", ".join(s.results)
     tags = ", ".join(sorted(s.tags)) or "-"
-    return f"| `ivy.{s.name}` | {operands} | {attrs} | {results} | {tags} | `{s.infer}` |"
+    targets = " | ".join(_coverage(s.name, t) for t in TARGETS)
+    return (f"| `ivy.{s.name}` | {operands} | {attrs} | {results} | {tags} | `{s.infer}` "
+            f"| {targets} |")
 
 
 def render() -> str:
@@ -55,10 +66,13 @@ def render() -> str:
         f"{len(specs)} ops. Operand dtype classes: any, num, float, int, intbool, bool form "
         "one group (all such operands of an op share a dtype); index, cond and mask stand "
         "apart. `?` marks an optional operand or attribute, `*` a variadic one. The "
-        "inference rule (last column) lives in `ivy_ir/dialect/infer*.py`.",
+        "inference rule lives in `ivy_ir/dialect/infer*.py`. The target columns form the "
+        "coverage matrix: `native` is a rule in that target's lowering table, `decomposed` "
+        "goes through the op's decomposition in `ivy_ir/decompositions.py`.",
         "",
-        "| op | operands | attributes | results | tags | inference |",
-        "|---|---|---|---|---|---|",
+        "| op | operands | attributes | results | tags | inference | "
+        + " | ".join(TARGETS) + " |",
+        "|---|---|---|---|---|---|" + "---|" * len(TARGETS),
     ]
     lines += [_row(s) for s in specs.values()]
     return "\n".join(lines) + "\n"

@@ -56,3 +56,11 @@ def test_malformed_spec_is_reported(text, message):
 def test_spec_line_numbers_point_at_the_declaration():
     specs = parse_spec("# comment\n\nfoo(x: float) | infer=same\nbar(x: num) | infer=same\n")
     assert (specs["foo"].line, specs["bar"].line) == (3, 4)
+
+
+def test_every_target_lowers_every_op():
+    from lowerings import TARGETS, get_target
+    from lowerings.emitter import missing_rules
+
+    for target in TARGETS:
+        assert missing_rules(get_target(target), set(DECOMPOSITIONS)) == [], target
