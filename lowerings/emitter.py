@@ -41,6 +41,8 @@ class Target:
     dtype: Callable[[str], str]
     helpers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     array: str = "np.asarray"
+    scalar: str = "{}"
+    """Wraps the expression of a 0-d result (NumPy turns those into scalars otherwise)."""
 
 
 def literal(value: Any) -> str:
@@ -204,7 +206,10 @@ def _emit_op(op: Operation, target: Target, names: Names, consts: dict[str, np.n
             in_types[a.name] = None if g is None else TensorSpec.from_xdsl(g.type)
     ctx = OpContext(op, target, args, attrs, in_types,
                     [TensorSpec.from_xdsl(r.type) for r in op.results])
-    return rule(ctx) if callable(rule) else rule.format(**ctx.fields())
+    expr = rule(ctx) if callable(rule) else rule.format(**ctx.fields())
+    if len(ctx.out_types) == 1 and ctx.out.rank == 0 and not spec.variadic_results:
+        expr = target.scalar.format(expr)
+    return expr
 
 
 def _constant(value: np.ndarray, target: Target, consts: dict[str, np.ndarray]) -> str:

@@ -99,7 +99,7 @@ def _slice(c: OpContext) -> str:
 def _matrix_norm(c: OpContext) -> str:
     norm = f"np.linalg.norm({c.args['x']}, {MATRIX_ORD[c.attrs['ord']]}, axis=(-2, -1), " \
         f"keepdims={c.lit('keepdims')})"
-    return f"np.asarray({norm}).astype({c.target.dtype(c.out.dtype)}, copy=False)"
+    return f"{norm}.astype({c.target.dtype(c.out.dtype)}, copy=False)"
 
 
 NUMPY_RULES: dict[str, Rule] = {
@@ -154,23 +154,23 @@ NUMPY_RULES: dict[str, Rule] = {
     "pad": _pad,
     "slice": _slice,
     # linear algebra
-    "matmul": "np.asarray(np.matmul({x}, {y}))",
-    "tensordot": "np.asarray(np.tensordot({x}, {y}, axes=({axes_x}, {axes_y})))",
-    "vecdot": "np.asarray(np.sum({x} * {y}, axis={axis}, dtype={out_dtype}))",
-    "einsum": "np.asarray(np.einsum({equation}, *{xs})).astype({out_dtype}, copy=False)",
+    "matmul": "np.matmul({x}, {y})",
+    "tensordot": "np.tensordot({x}, {y}, axes=({axes_x}, {axes_y}))",
+    "vecdot": "np.sum({x} * {y}, axis={axis}, dtype={out_dtype})",
+    "einsum": "np.einsum({equation}, *{xs}).astype({out_dtype}, copy=False)",
     "outer": "np.outer({x}, {y})",
     "diagonal": "np.diagonal({x}, {offset}, {axis1}, {axis2}).copy()",
     "vector_norm": "vector_norm({x}, {ord}, {axis}, {keepdims}, {out_dtype})",
     "matrix_norm": _matrix_norm,
     "cholesky": "np.linalg.cholesky({x}, upper={upper}).astype({out_dtype}, copy=False)",
     "inv": "np.linalg.inv({x}).astype({out_dtype}, copy=False)",
-    "det": "np.asarray(np.linalg.det({x})).astype({out_dtype}, copy=False)",
+    "det": "np.linalg.det({x}).astype({out_dtype}, copy=False)",
     "solve": lambda c: f"{_solve(c)}.astype({c.target.dtype(c.out.dtype)}, copy=False)",
     "qr": _linalg("np.linalg.qr({x}, mode={mode})"),
     "svd": _linalg("np.linalg.svd({x}, full_matrices={full_matrices})"),
     "eigh": _linalg("np.linalg.eigh({x})"),
     # indexing and sorting
-    "take": "np.asarray(np.take({x}, {indices}, axis={axis}))",
+    "take": "np.take({x}, {indices}, axis={axis})",
     "take_along_axis": "np.take_along_axis({x}, {indices}, axis={axis})",
     "gather_nd": "gather_nd({x}, {indices})",
     "scatter_nd": "scatter_nd({x}, {indices}, {updates})",
@@ -202,5 +202,5 @@ def _dtype(name: str) -> str:
     return "bfloat16" if name == "bfloat16" else f"np.{numpy_dtype(name).name}"
 
 
-NUMPY = Target(name="numpy", rules=NUMPY_RULES, helpers=HELPERS,
+NUMPY = Target(name="numpy", rules=NUMPY_RULES, helpers=HELPERS, scalar="np.asarray({})",
                imports="import math\n\nimport numpy as np\n", dtype=_dtype)

@@ -182,3 +182,10 @@ def test_attention_mask_can_add_batch_dims():
     one = q[:1]  # a mask must not grow the (L, S) score matrix: (3, 1) vs (1, 1)
     with pytest.raises(ValueError, match="does not fit scores"):
         ivy.scaled_dot_product_attention(one, one, one, np.zeros((3, 1), np.float32))
+
+
+def test_zero_d_results_are_arrays(x):
+    c = ivy_ir.compile(lambda a: (ivy.sum(a), ivy.matmul(a[0], a[1])), args=(x,))
+    for out in c(x):
+        assert isinstance(out, np.ndarray) and out.shape == ()
+    assert isinstance(ivy.max(x), np.ndarray)
