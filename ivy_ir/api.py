@@ -95,24 +95,32 @@ def parse(text: str) -> Module:
     return _parse(text)
 
 
-def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None = None) -> Compiled:
-    """Lower a module as it is (no passes) to a callable of `target`."""
+def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None = None,
+          **options: Any) -> Compiled:
+    """Lower a module as it is (no passes) to a callable of `target`.
+
+    `options` are the target's own: `torch_compile=True` (torch), `jit_compile=True`
+    (TensorFlow XLA).
+    """
     from lowerings import lower as _lower
 
-    return _lower(module, target, params)
+    return _lower(module, target, params, **options)
 
 
 def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
             kwargs: dict[str, Any] | None = None, passes: str = "default",
             params: dict[str, Any] | None = None, source: str | None = None,
-            print_ir_after_all: bool = False) -> Compiled:
+            print_ir_after_all: bool = False, **options: Any) -> Compiled:
     """Trace (or take) a program, optimize it with `passes` and lower it to `target`.
 
     `fn` may be a facade function, an `ivy_ir.Module` or IR text. `passes` is a preset
-    name ("default", "none") or a pipeline string; "" runs no pass at all.
+    name ("default", "none") or a pipeline string; "" runs no pass at all. Target options
+    (see `lower`) pass through.
     """
+    from lowerings import get_runtime
     from lowerings import lower as _lower
 
+    get_runtime(target).check_options(options)
     if source not in (None, "ivy"):
         raise ValueError(f"source '{source}' has no importer yet; available: ivy")
     if isinstance(fn, str):
@@ -126,5 +134,5 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
     retrace = None
     if callable(fn) and not isinstance(fn, Module):
         def retrace(new_args: tuple[Any, ...]) -> Compiled:
-            return compile(fn, target, new_args, kwargs, passes, params)
-    return _lower(optimized, target, params=None, retrace=retrace)
+            return compile(fn, target, new_args, kwargs, passes, params, **options)
+    return _lower(optimized, target, params=None, retrace=retrace, **options)

@@ -9,33 +9,73 @@ from ivy_ir.compiled import Compiled
 from ivy_ir.module import Module
 
 from .emitter import LoweringError, Target, emit_source
+from .runtime import Runtime
 
-TARGET_MODULES = {"numpy": "lowerings.numpy"}
+TARGET_MODULES = {"numpy": "lowerings.numpy", "jax": "lowerings.jax",
+                  "torch": "lowerings.torch", "tensorflow": "lowerings.tensorflow"}
 TARGETS = tuple(TARGET_MODULES)
 
 
 def get_target(name: str) -> Target:
+    """The rule table of a target (imports that target's framework)."""
+    return _target_module(name).TARGET
+
+
+def get_runtime(name: str) -> Runtime:
+    return _target_module(name).RUNTIME
+
+
+def _target_module(name: str) -> Any:
     if name not in TARGET_MODULES:
         raise ValueError(f"unknown target '{name}'; available: {', '.join(TARGETS)}")
-    module = importlib.import_module(TARGET_MODULES[name])
-    return getattr(module, name.upper())
+    try:
+        return importlib.import_module(TARGET_MODULES[name])
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.startswith("lowerings"):
+            raise
+        raise ImportError(f"the {name} target needs the '{exc.name}' package: "
+                          f"pip install 'ivy-ir[{name}]'") from None
 
 
 def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None = None,
-          retrace: Any = None) -> Compiled:
+          retrace: Any = None, **options: Any) -> Compiled:
     """Generate, load and wrap the target function for `module` (left unchanged)."""
     from ivy_ir.decompositions import DECOMPOSITIONS
     from ivy_ir.passes.decompose import decompose_ops
 
-    tgt = get_target(target)
+    tgt, runtime = get_target(target), get_runtime(target)
+    runtime.check_options(options)
     work = module.clone()
-    needs = {n for n in DECOMPOSITIONS if n not in tgt.rules}
-    decompose_ops(work.op, needs)
+    decompose_ops(work.op, {n for n in DECOMPOSITIONS if n not in tgt.rules})
+    check_supported(work, target)
     source, namespace = emit_source(work, tgt)
     code = compile(source, f"<ivy_ir {target}>", "exec")
     exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
     values = dict(module.params if params is None else params)
-    return Compiled(module, target, source, namespace["main"], values, retrace)
+    trainable = {a.param: a.trainable for a in module.args() if a.param is not None}
+    native = runtime.params(values, trainable)
+    fn = runtime.wrap(namespace["main"], **options)
+    return Compiled(module, target, source, namespace["main"], fn, native, runtime, retrace)
 
 
-__all__ = ["TARGETS", "LoweringError", "Target", "get_target", "lower"]
+def check_supported(module: Module, target: str) -> None:
+    """Refuse, all at once, the ops whose dtypes the registry declares unsupported on
+    `target` (`unsupported=target:dtype` in ops.spec)."""
+    from ivy_ir.dialect import IvyOp, TensorSpec
+
+    problems = []
+    for op in module.entry.walk():
+        if not isinstance(op, IvyOp) or target not in op.SPEC.unsupported:
+            continue
+        dtypes = {TensorSpec.from_xdsl(v.type).dtype for v in (*op.operands, *op.results)}
+        bad = sorted(dtypes & op.SPEC.unsupported[target])
+        if bad:
+            problems.append(f"  ivy.{op.SPEC.name} in {', '.join(bad)} at {op.location} "
+                            f"(ops.spec line {op.SPEC.line})")
+    if problems:
+        raise LoweringError(f"the {target} target cannot run these ops in these dtypes:\n"
+                            + "\n".join(problems))
+
+
+__all__ = ["TARGETS", "LoweringError", "Target", "check_supported", "get_runtime",
+           "get_target", "lower"]

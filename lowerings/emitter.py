@@ -33,7 +33,7 @@ class LoweringError(NotImplementedError):
 
 @dataclass(frozen=True)
 class Target:
-    """A lowering target: a rule per op, plus how to spell dtypes and imports."""
+    """A lowering target: a rule per op, plus how to spell dtypes, arrays and imports."""
 
     name: str
     rules: dict[str, Rule]
@@ -41,8 +41,11 @@ class Target:
     dtype: Callable[[str], str]
     helpers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     array: str = "np.asarray"
+    """Call that makes a target array from a nested list or a NumPy array (+ dtype=)."""
     scalar: str = "{}"
     """Wraps the expression of a 0-d result (NumPy turns those into scalars otherwise)."""
+    constant: Callable[[np.ndarray, Emission], str] | None = None
+    """Custom spelling of `ivy.constant`; the default hoists one module-level array."""
 
 
 def literal(value: Any) -> str:
@@ -64,7 +67,8 @@ def literal(value: Any) -> str:
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
 RESERVED = frozenset({"np", "jnp", "jax", "lax", "torch", "F", "tf", "math", "params",
-                      "CONSTANTS", "float", "int", "bool", "None", "True", "False"})
+                      "CONSTANTS", "float", "int", "bool", "None", "True", "False", "len",
+                      "range", "tuple", "list", "slice", "max", "min", "abs", "sum"})
 
 
 class Names:
@@ -121,12 +125,46 @@ class OpContext:
         return f
 
 
+class Emission:
+    """State of one emitted program: names, module-level constants, shared data."""
+
+    def __init__(self, target: Target, module: Module):
+        self.target = target
+        self.module = module
+        self.names = Names(set(target.helpers))
+        self.data: dict[str, np.ndarray] = {}
+        self.hoisted: list[str] = []
+        self.prologue: list[str] = []
+
+    def add_data(self, value: np.ndarray) -> str:
+        """Source that reads `value` from the namespace (data, never pasted as code)."""
+        key = f"c{len(self.data)}"
+        self.data[key] = value
+        return f"CONSTANTS[{key!r}]"
+
+    def hoist(self, expr: str, hint: str = "const") -> str:
+        """Bind `expr` once at module level (built at load time, not per call)."""
+        name = self.names.fresh(hint)
+        self.hoisted.append(f"{name} = {expr}")
+        return name
+
+    def array_expr(self, value: np.ndarray) -> str:
+        """A target-array expression of `value`: a literal when small, else data."""
+        t = self.target
+        dtype = t.dtype(TensorSpec.of(value).dtype)
+        if value.size == 0:  # a nested-list literal cannot say (0, 3) from (0,)
+            return f"{t.array}([], dtype={dtype}).reshape({literal(value.shape)})"
+        if value.size <= INLINE_CONSTANT:
+            return f"{t.array}({literal_array(value)}, dtype={dtype})"
+        return f"{t.array}({self.add_data(value)})"
+
+
 def emit_source(module: Module, target: Target, fn_name: str = "main"
                 ) -> tuple[str, dict[str, Any]]:
     """Python source of the entry function, and the data its namespace needs."""
     fn: func.FuncOp = module.entry
-    names = Names(set(target.helpers))
-    consts: dict[str, np.ndarray] = {}
+    em = Emission(target, module)
+    names = em.names
     header, body = [], []
     inputs = []
     for arg, info in zip(fn.body.block.args, module.args(), strict=True):
@@ -143,7 +181,12 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
             body.append("return " + (outs[0] if single else "(" + ", ".join(outs)
                                      + ("," if len(outs) == 1 else "") + ")"))
             continue
-        expr = _emit_op(op, target, names, consts)
+        if isinstance(op, IvyOp) and op.SPEC.name == "constant":
+            value = op.attr_values()["value"]
+            make = target.constant or (lambda v, e: e.hoist(e.array_expr(v)))
+            names.of[op.results[0]] = make(value, em)
+            continue
+        expr = _emit_op(op, target, names)
         used_helpers.update(h for h in target.helpers if _calls(h, expr))
         targets = [names.bind(r) for r in op.results]
         lhs = ", ".join(targets) if targets else "_"
@@ -152,10 +195,12 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
         body.append(f"{lhs} = {expr}")
     lines = [target.imports, ""]
     lines += [_helper_source(target.helpers[h]) for h in sorted(_closure(target, used_helpers))]
+    if em.hoisted:
+        lines += em.hoisted + [""]
     lines.append(f"def {fn_name}(params, {', '.join(inputs)}):" if inputs
                  else f"def {fn_name}(params):")
-    lines += ["    " + s for s in header + body]
-    return "\n".join(lines) + "\n", {"CONSTANTS": consts}
+    lines += ["    " + s for s in header + em.prologue + body]
+    return "\n".join(lines) + "\n", {"CONSTANTS": em.data}
 
 
 def _closure(target: Target, used: set[str]) -> set[str]:
@@ -184,14 +229,12 @@ def _helper_source(fn: Callable[..., Any]) -> str:
     return textwrap.dedent(inspect.getsource(fn)) + "\n"
 
 
-def _emit_op(op: Operation, target: Target, names: Names, consts: dict[str, np.ndarray]) -> str:
+def _emit_op(op: Operation, target: Target, names: Names) -> str:
     if not isinstance(op, IvyOp):
         raise LoweringError(f"{op.name} is not an ivy op; the {target.name} target only "
                             "lowers the ivy dialect")
     spec = op.SPEC
     attrs = op.attr_values()
-    if spec.name == "constant":  # every target spells constants the same way
-        return _constant(attrs["value"], target, consts)
     rule = target.rules.get(spec.name)
     if rule is None:
         raise LoweringError(f"the {target.name} target has no rule for ivy.{spec.name}")
@@ -210,17 +253,6 @@ def _emit_op(op: Operation, target: Target, names: Names, consts: dict[str, np.n
     if len(ctx.out_types) == 1 and ctx.out.rank == 0 and not spec.variadic_results:
         expr = target.scalar.format(expr)
     return expr
-
-
-def _constant(value: np.ndarray, target: Target, consts: dict[str, np.ndarray]) -> str:
-    dtype = target.dtype(TensorSpec.of(value).dtype)
-    if value.size == 0:  # a nested-list literal cannot say (0, 3) from (0,)
-        return f"{target.array}([], dtype={dtype}).reshape({literal(value.shape)})"
-    if value.size <= INLINE_CONSTANT:
-        return f"{target.array}({literal_array(value)}, dtype={dtype})"
-    key = f"c{len(consts)}"
-    consts[key] = value
-    return f"{target.array}(CONSTANTS[{key!r}])"
 
 
 def literal_array(value: np.ndarray) -> str:

@@ -15,6 +15,7 @@ from ivy_ir.dialect.types import numpy_dtype
 from . import numpy_kernels as K
 from . import numpy_nn_kernels as NN
 from .emitter import OpContext, Rule, Target, literal
+from .runtime import Runtime
 
 UNARY = {
     "abs": "np.abs", "negative": "np.negative", "sign": "np.sign", "sqrt": "np.sqrt",
@@ -202,5 +203,7 @@ def _dtype(name: str) -> str:
     return "bfloat16" if name == "bfloat16" else f"np.{numpy_dtype(name).name}"
 
 
-NUMPY = Target(name="numpy", rules=NUMPY_RULES, helpers=HELPERS, scalar="np.asarray({})",
+TARGET = Target(name="numpy", rules=NUMPY_RULES, helpers=HELPERS, scalar="np.asarray({})",
                imports="import math\n\nimport numpy as np\n", dtype=_dtype)
+
+RUNTIME = Runtime()

@@ -14,6 +14,8 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import VisitError
 
+from .types import DTYPES
+
 SPEC_PATH = Path(__file__).with_name("ops.spec")
 
 GROUPED_CLASSES = frozenset({"any", "num", "float", "int", "intbool", "bool"})
@@ -33,7 +35,8 @@ kind: NAME ["{" STRING ("," STRING)* "}"]
 results: NAME -> single
        | "(" NAME ("," NAME)+ ")" -> several
        | "*" NAME -> variadic
-tag: NAME ["=" NAME]
+tag: NAME ["=" NAME] -> tag
+   | "unsupported" "=" NAME ":" NAME ("+" NAME)* -> gap
 ?value: SIGNED_NUMBER -> number
       | STRING -> string
       | NAME -> word
@@ -81,6 +84,8 @@ class OpSpec:
     tags: frozenset[str]
     infer: str
     line: int = field(compare=False, default=0)
+    unsupported: dict[str, frozenset[str]] = field(compare=False, default_factory=dict)
+    """Per target, the dtypes that framework cannot run this op in (`unsupported=t:d+d`)."""
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
@@ -133,13 +138,22 @@ class _ToSpecs(Transformer):
     def tag(self, items: list[Any]) -> tuple[str, str | None]:
         return str(items[0]), None if items[1] is None else str(items[1])
 
-    def tags(self, items: list[Any]) -> dict[str, str | None]:
-        return dict(items)
+    def gap(self, items: list[Token]) -> tuple[str, tuple[str, ...]]:
+        return str(items[0]), tuple(map(str, items[1:]))
+
+    def tags(self, items: list[Any]) -> list[Any]:
+        return items
 
     def decl(self, items: list[Any]) -> OpSpec:
         name, *args, results_item, tags = items
         results, var_results = results_item or (("out",), False)
-        tags = tags or {}
+        gaps: dict[str, frozenset[str]] = {}
+        flags: dict[str, str | None] = {}
+        for key, value in tags or []:
+            if isinstance(value, tuple):
+                gaps[key] = gaps.get(key, frozenset()) | frozenset(value)
+            else:
+                flags[key] = value
         keyword_only = False
         operands: list[TensorArg] = []
         attrs: list[AttrArg] = []
@@ -154,11 +168,16 @@ class _ToSpecs(Transformer):
             else:
                 pname, opt, dtype_class, *_ = p
                 operands.append(TensorArg(pname, dtype_class, optional=opt))
-        infer = tags.pop("infer", None)
+        infer = flags.pop("infer", None)
         line = getattr(name, "line", 0)
         _check(str(name), operands, attrs, infer, line)
+        for target, dtypes in gaps.items():
+            bad = sorted(dtypes - set(DTYPES))
+            if bad:
+                raise SpecError(f"ops.spec:{line}: op '{name}': unsupported={target}: names "
+                                f"unknown dtype(s) {', '.join(bad)}")
         return OpSpec(str(name), tuple(operands), tuple(attrs), results, var_results,
-                      frozenset(tags), infer or "", line)
+                      frozenset(flags), infer or "", line, gaps)
 
 
 def _check(name: str, operands: list[TensorArg], attrs: list[AttrArg], infer: str | None,
