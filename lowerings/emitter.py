@@ -46,6 +46,10 @@ class Target:
     """Wraps the expression of a 0-d result (NumPy turns those into scalars otherwise)."""
     constant: Callable[[np.ndarray, Emission], str] | None = None
     """Custom spelling of `ivy.constant`; the default hoists one module-level array."""
+    reuse_names: bool = False
+    """Eager targets: bind a result to the name of a temporary at its last use
+    (`h = f(h)`), so dead intermediates are freed as in hand-written code instead of
+    living until the function returns."""
 
 
 def literal(value: Any) -> str:
@@ -174,7 +178,9 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
             local = names.bind(arg, info.param.replace(".", "_"))
             header.append(f"{local} = params[{info.param!r}]")
     used_helpers: set[str] = set()
-    for op in fn.body.block.ops:
+    last_use = {v: i for i, op in enumerate(fn.body.block.ops) for v in op.operands}
+    temporaries: set[SSAValue] = set()
+    for i, op in enumerate(fn.body.block.ops):
         if isinstance(op, func.ReturnOp):
             outs = [names.of[v] for v in op.operands]
             single = len(outs) == 1 and not module.returns_sequence
@@ -188,7 +194,15 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
             continue
         expr = _emit_op(op, target, names)
         used_helpers.update(h for h in target.helpers if _calls(h, expr))
-        targets = [names.bind(r) for r in op.results]
+        dead = [v for v in op.operands if v in temporaries and last_use[v] == i]
+        if target.reuse_names and len(op.results) == 1 and dead:
+            names.of[op.results[0]] = names.of[dead[0]]
+            temporaries.discard(dead[0])
+        else:
+            for r in op.results:
+                names.bind(r)
+        temporaries.update(op.results)
+        targets = [names.of[r] for r in op.results]
         lhs = ", ".join(targets) if targets else "_"
         if len(targets) == 1 and op.SPEC.variadic_results:
             lhs += ","

@@ -204,6 +204,7 @@ def _dtype(name: str) -> str:
 
 
 TARGET = Target(name="numpy", rules=NUMPY_RULES, helpers=HELPERS, scalar="np.asarray({})",
+                reuse_names=True,
                imports="import math\n\nimport numpy as np\n", dtype=_dtype)
 
 RUNTIME = Runtime()

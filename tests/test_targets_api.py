@@ -1,0 +1,104 @@
+"""The compiled object on framework targets: native parameters, modules, apply,
+boundary conversion of NumPy inputs, retracing, options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ivy
+import ivy_ir
+
+
+def model(p, x):
+    return ivy.tanh(ivy.linear(x, p["fc"]["weight"], p["fc"]["bias"])) * p["scale"]
+
+
+@pytest.fixture
+def params():
+    rng = np.random.default_rng(0)
+    return {"fc": {"weight": rng.standard_normal((4, 3)).astype(np.float32),
+                   "bias": rng.standard_normal(4).astype(np.float32)},
+            "scale": np.float32(2.0) * np.ones(4, np.float32)}
+
+
+@pytest.fixture
+def x():
+    return np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
+
+
+def _want(params, x):
+    return np.tanh(x @ params["fc"]["weight"].T + params["fc"]["bias"]) * params["scale"]
+
+
+def test_torch_params_module_and_devices(params, x):
+    import torch
+
+    c = ivy_ir.compile(model, target="torch", args=(x,), params=params)
+    assert all(isinstance(v, torch.nn.Parameter) for v in c.params.values())
+    assert sorted(c.module.state_dict()) == ["fc.bias", "fc.weight", "scale"]
+    assert c.module.fc.weight is c.params["fc.weight"]
+    y = c(x)  # NumPy in: converted once at the boundary
+    assert isinstance(y, torch.Tensor)
+    np.testing.assert_allclose(y.detach().numpy(), _want(params, x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c.module(torch.from_numpy(x)).detach().numpy(),
+                               y.detach().numpy())
+    c.module(torch.from_numpy(x)).sum().backward()
+    assert c.params["fc.weight"].grad is not None
+
+
+def test_torch_rejects_unknown_options(x):
+    with pytest.raises(TypeError, match="takes no option.*jit_compile.*accepts: torch_compile"):
+        ivy_ir.compile(lambda a: ivy.exp(a), target="torch", args=(x,), jit_compile=True)
+
+
+def test_jax_params_are_a_pytree_and_apply_is_pure(params, x):
+    import jax
+    import jax.numpy as jnp
+
+    c = ivy_ir.compile(model, target="jax", args=(x,), params=params)
+    assert set(c.params) == {"fc.weight", "fc.bias", "scale"}
+    assert all(isinstance(v, jax.Array) for v in c.params.values())
+    np.testing.assert_allclose(np.asarray(c(x)), _want(params, x), rtol=1e-5, atol=1e-6)
+    grads = jax.grad(lambda p: jnp.sum(c.apply(p, jnp.asarray(x))))(c.params)
+    assert set(grads) == set(c.params) and grads["fc.weight"].shape == (4, 3)
+    assert c.module is None
+
+
+def test_tensorflow_variables_and_module(params, x):
+    import tensorflow as tf
+
+    c = ivy_ir.compile(model, target="tensorflow", args=(x,), params=params)
+    assert all(isinstance(v, tf.Variable) and v.trainable for v in c.params.values())
+    assert len(c.module.trainable_variables) == 3
+    assert c.module.fc.weight is c.params["fc.weight"]
+    np.testing.assert_allclose(c(x).numpy(), _want(params, x), rtol=1e-5, atol=1e-6)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(c.module(tf.constant(x)))
+    grads = tape.gradient(loss, c.module.trainable_variables)
+    assert all(g is not None for g in grads)
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tensorflow"])
+def test_native_inputs_of_other_shapes_retrace(target, x):
+    c = ivy_ir.compile(lambda a: ivy.sum(ivy.exp(a), axis=[0]), target=target, args=(x,))
+    bigger = np.ones((7, 2), np.float64)
+    native = c.runtime.to_native(bigger)
+    out = c(native)
+    got = out.numpy() if hasattr(out, "numpy") else np.asarray(out)
+    np.testing.assert_allclose(got, np.full(2, 7 * np.e))
+    assert str(got.dtype) == "float64"
+
+
+def test_buffers_are_not_trainable(x):
+    import torch
+
+    big = np.arange(32, dtype=np.float32).reshape(8, 4)  # closed over, so a buffer
+
+    def f(a):
+        return ivy.matmul(a[:, :1], big[:1, :]) + ivy.sum(big)
+
+    c = ivy_ir.compile(f, target="torch", args=(x,))
+    (name,) = c.params
+    assert not isinstance(c.params[name], torch.nn.Parameter)
+    assert name in dict(c.module.named_buffers())
