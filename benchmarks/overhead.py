@@ -52,11 +52,12 @@ def bench(target: str, name: str, rounds: int) -> tuple[float, float, float] | N
     hand = NATIVE[target]().get(name)
     if hand is None:
         return None
-    params, x = make_inputs(name, np.random.default_rng(0))
-    fn = PROGRAMS[name]
-    c = ivy_ir.compile(fn, target=target, args=(x,), params=params)
+    params, buffers, x = make_inputs(name, np.random.default_rng(0))
+    c = ivy_ir.compile(PROGRAMS[name], target=target, args=(x,), params=params,
+                       buffers=buffers)
     xs = c.runtime.to_native(x)
-    flat = {k: c.runtime.to_native(v) for k, v in _flatten(params or {}).items()}
+    flat = {k: c.runtime.to_native(v)
+            for k, v in {**_flatten(params or {}), **_flatten(buffers or {})}.items()}
     sync = _sync(target)
     run_c = lambda: c(xs)  # noqa: E731
     run_n = lambda: hand(flat, xs)  # noqa: E731

@@ -39,24 +39,26 @@ def _dense(rng: np.random.Generator, n_out: int, n_in: int) -> dict[str, np.ndar
             "bias": (0.1 * rng.standard_normal(n_out)).astype(np.float32)}
 
 
-def make_inputs(name: str, rng: np.random.Generator) -> tuple[dict[str, Any] | None, np.ndarray]:
-    """Parameters (or None) and the input of a benchmark program."""
+def make_inputs(name: str, rng: np.random.Generator
+                ) -> tuple[dict[str, Any] | None, dict[str, Any] | None, np.ndarray]:
+    """Parameters, buffers (each or None) and the input of a benchmark program."""
     f32 = np.float32
     if name == "elementwise":
-        return None, rng.standard_normal((512, 1024)).astype(f32)
+        return None, None, rng.standard_normal((512, 1024)).astype(f32)
     if name == "mlp":
         return ({"fc1": _dense(rng, 512, 256), "fc2": _dense(rng, 512, 512),
-                 "out": _dense(rng, 10, 512)}, rng.standard_normal((256, 256)).astype(f32))
+                 "out": _dense(rng, 10, 512)}, None,
+                rng.standard_normal((256, 256)).astype(f32))
     if name == "conv_block":
         conv = lambda o, i: {"weight": (rng.standard_normal((o, i, 3, 3)) / np.sqrt(9 * i))  # noqa: E731
                              .astype(f32), "bias": np.zeros(o, f32)}
-        bn = {"mean": (0.1 * rng.standard_normal(32)).astype(f32),
-              "var": rng.uniform(0.5, 1.5, 32).astype(f32),
-              "weight": np.ones(32, f32), "bias": np.zeros(32, f32)}
-        return ({"conv1": conv(32, 16), "bn": bn, "conv2": conv(64, 32),
-                 "fc": _dense(rng, 10, 64)}, rng.standard_normal((16, 16, 32, 32)).astype(f32))
+        stats = {"bn": {"mean": (0.1 * rng.standard_normal(32)).astype(f32),
+                        "var": rng.uniform(0.5, 1.5, 32).astype(f32)}}
+        return ({"conv1": conv(32, 16), "conv2": conv(64, 32), "fc": _dense(rng, 10, 64),
+                 "bn": {"weight": np.ones(32, f32), "bias": np.zeros(32, f32)}}, stats,
+                rng.standard_normal((16, 16, 32, 32)).astype(f32))
     if name == "attention_block":
-        return attention_params(0), rng.standard_normal((8, 64, 32)).astype(f32)
+        return attention_params(0), None, rng.standard_normal((8, 64, 32)).astype(f32)
     raise KeyError(name)
 
 

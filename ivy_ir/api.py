@@ -37,6 +37,18 @@ def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: tree}
 
 
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for k, v in b.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        elif k in out:
+            raise ValueError(f"'{k}' is both a parameter and a buffer")
+        else:
+            out[k] = v
+    return out
+
+
 def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
     if isinstance(like, dict):
         return {k: _unflatten(flat, v, f"{prefix}{k}.") for k, v in like.items()}
@@ -54,26 +66,32 @@ def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool
 
 
 def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
-          params: dict[str, Any] | None = None, name: str = "main") -> Module:
+          params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
+          name: str = "main") -> Module:
     """Trace a function written with the `ivy` facade into an ivy IR module.
 
     Array arguments become function inputs; other arguments (Python scalars, shapes,
     strings) are static and read as constants. With `params` (a nested dict of arrays)
     the function is called as `fn(params, *args)` and each leaf becomes a parameter
+    named by its dotted path. `buffers` (e.g. batch-norm statistics) join the same tree
+    as non-trainable parameters.
     named by its dotted path.
     """
     kwargs = kwargs or {}
     in_specs = [TensorSpec.of(np.asarray(a)) for a in args if _is_array(a)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])
     graph = Graph(block)
-    for arg, hint in zip(block.args, _input_names(fn, args, params is not None)):
+    takes_tree = params is not None or buffers is not None
+    for arg, hint in zip(block.args, _input_names(fn, args, takes_tree)):
         arg.name_hint = hint
     it = iter(block.args)
     call_args = [Tracer(next(it), graph) if _is_array(a) else a for a in args]
-    flat_params = {k: np.asarray(v) for k, v in _flatten(params or {}).items()}
-    param_tracers = {k: Tracer(graph.add_param(k, v), graph) for k, v in flat_params.items()}
-    if params is not None:
-        call_args.insert(0, _unflatten(param_tracers, params))
+    tree = _merge(params or {}, buffers or {})
+    trainable = set(_flatten(params or {}))
+    param_tracers = {k: Tracer(graph.add_param(k, np.asarray(v), k in trainable), graph)
+                     for k, v in _flatten(tree).items()}
+    if takes_tree:
+        call_args.insert(0, _unflatten(param_tracers, tree))
     out = fn(*call_args, **kwargs)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     values = [graph.lift(o) for o in outs]
@@ -109,7 +127,8 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
 
 def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
             kwargs: dict[str, Any] | None = None, passes: str = "default",
-            params: dict[str, Any] | None = None, source: str | None = None,
+            params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
+            source: str | None = None,
             print_ir_after_all: bool = False, **options: Any) -> Compiled:
     """Trace (or take) a program, optimize it with `passes` and lower it to `target`.
 
@@ -128,11 +147,12 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
     elif isinstance(fn, Module):
         module = fn
     else:
-        module = trace(fn, args, kwargs, params)
+        module = trace(fn, args, kwargs, params, buffers)
     optimized = run_pipeline(module, passes, print_ir_after_all=print_ir_after_all)
 
     retrace = None
     if callable(fn) and not isinstance(fn, Module):
         def retrace(new_args: tuple[Any, ...]) -> Compiled:
-            return compile(fn, target, new_args, kwargs, passes, params, **options)
+            return compile(fn, target, new_args, kwargs, passes, params, buffers,
+                           print_ir_after_all=print_ir_after_all, **options)
     return _lower(optimized, target, params=None, retrace=retrace, **options)

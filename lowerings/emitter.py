@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from ivy_ir.dialect import SPECS, IvyOp, TensorSpec
 from ivy_ir.module import Module
@@ -110,11 +110,21 @@ class OpContext:
     attrs: dict[str, Any]
     in_types: dict[str, Any]
     out_types: list[TensorSpec]
+    emission: Emission | None = None
+    """The program being emitted (for rules that bind per-call locals, e.g. a device)."""
 
     def lit(self, name: str) -> str:
         value = self.attrs[name]
         kind = self.op.SPEC.attr_map[name].kind
         return self.target.dtype(value) if kind == "dtype" and value else literal(value)
+
+    def is_buffer(self, operand: str) -> bool:
+        """Whether an operand is a non-trainable parameter (a buffer) of the program."""
+        value = getattr(self.op, operand)
+        if not isinstance(value, BlockArgument) or self.emission is None:
+            return False
+        info = self.emission.module.args()[value.index]
+        return info.param is not None and not info.trainable
 
     @property
     def out(self) -> TensorSpec:
@@ -139,6 +149,9 @@ class Emission:
         self.data: dict[str, np.ndarray] = {}
         self.hoisted: list[str] = []
         self.prologue: list[str] = []
+        self.inputs: list[str] = []
+        """Local names of the function's tensors: its inputs, then its parameters."""
+        self.locals: dict[str, str] = {}
 
     def add_data(self, value: np.ndarray) -> str:
         """Source that reads `value` from the namespace (data, never pasted as code)."""
@@ -151,6 +164,13 @@ class Emission:
         name = self.names.fresh(hint)
         self.hoisted.append(f"{name} = {expr}")
         return name
+
+    def local(self, expr: str, hint: str) -> str:
+        """A name bound to `expr` once per call, in the prologue (shared by all rules)."""
+        if expr not in self.locals:
+            self.locals[expr] = self.names.fresh(hint)
+            self.prologue.append(f"{self.locals[expr]} = {expr}")
+        return self.locals[expr]
 
     def array_expr(self, value: np.ndarray) -> str:
         """A target-array expression of `value`: a literal when small, else data."""
@@ -170,13 +190,15 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
     em = Emission(target, module)
     names = em.names
     header, body = [], []
-    inputs = []
+    inputs, param_locals = [], []
     for arg, info in zip(fn.body.block.args, module.args(), strict=True):
         if info.param is None:
             inputs.append(names.bind(arg))
         else:
             local = names.bind(arg, info.param.replace(".", "_"))
             header.append(f"{local} = params[{info.param!r}]")
+            param_locals.append(local)
+    em.inputs = inputs + param_locals
     used_helpers: set[str] = set()
     last_use = {v: i for i, op in enumerate(fn.body.block.ops) for v in op.operands}
     temporaries: set[SSAValue] = set()
@@ -192,7 +214,7 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
             make = target.constant or (lambda v, e: e.hoist(e.array_expr(v)))
             names.of[op.results[0]] = make(value, em)
             continue
-        expr = _emit_op(op, target, names)
+        expr = _emit_op(op, em)
         used_helpers.update(h for h in target.helpers if _calls(h, expr))
         dead = [v for v in op.operands if v in temporaries and last_use[v] == i]
         if target.reuse_names and len(op.results) == 1 and dead:
@@ -243,7 +265,8 @@ def _helper_source(fn: Callable[..., Any]) -> str:
     return textwrap.dedent(inspect.getsource(fn)) + "\n"
 
 
-def _emit_op(op: Operation, target: Target, names: Names) -> str:
+def _emit_op(op: Operation, em: Emission) -> str:
+    target, names = em.target, em.names
     if not isinstance(op, IvyOp):
         raise LoweringError(f"{op.name} is not an ivy op; the {target.name} target only "
                             "lowers the ivy dialect")
@@ -262,7 +285,7 @@ def _emit_op(op: Operation, target: Target, names: Names) -> str:
             args[a.name] = "None" if g is None else names.of[g]
             in_types[a.name] = None if g is None else TensorSpec.from_xdsl(g.type)
     ctx = OpContext(op, target, args, attrs, in_types,
-                    [TensorSpec.from_xdsl(r.type) for r in op.results])
+                    [TensorSpec.from_xdsl(r.type) for r in op.results], em)
     expr = rule(ctx) if callable(rule) else rule.format(**ctx.fields())
     if len(ctx.out_types) == 1 and ctx.out.rank == 0 and not spec.variadic_results:
         expr = target.scalar.format(expr)

@@ -1,110 +1,406 @@
 """The TensorFlow target: `tf` code under `tf.function` (`jit_compile=True` for XLA).
 
-Parameters become `tf.Variable`s (trainable or not as in the IR) held by
-`compiled.module`, a `tf.Module` whose submodules mirror the dotted names, so the
-result trains with `tf.GradientTape` and Keras optimizers.
+Each rule spells an op with TF's public API as a TF user would; results have exactly
+the IR's dtypes and shapes (TF does not promote). Shapes are static in the IR, so rules
+and the helpers of `tensorflow_kernels.py`/`tensorflow_nn_kernels.py` do index math in
+Python at emission or trace time, never on tensor values. The runtime (parameters as
+`tf.Variable`s in a `tf.Module`) is in `tensorflow_runtime.py`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
-import tensorflow as tf
 
-from ivy_ir.dialect import TensorSpec, dtype_name
+from ivy_ir.dialect import dtype_name
+from ivy_ir.dialect.types import INTS
 
-from .emitter import Rule, Target
-from .runtime import Runtime, nest
+from . import tensorflow_kernels as K
+from . import tensorflow_nn_kernels as NN
+from .emitter import Emission, OpContext, Rule, Target, literal
+from .tensorflow_runtime import TensorFlowRuntime
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 UNARY = {
-    "abs": "tf.math.abs", "negative": "tf.math.negative", "sign": "tf.math.sign",
-    "sqrt": "tf.math.sqrt", "rsqrt": "tf.math.rsqrt", "square": "tf.math.square",
-    "reciprocal": "tf.math.reciprocal", "exp": "tf.math.exp", "expm1": "tf.math.expm1",
-    "log": "tf.math.log", "log1p": "tf.math.log1p", "sin": "tf.math.sin",
-    "cos": "tf.math.cos", "tan": "tf.math.tan", "asin": "tf.math.asin",
+    "negative": "tf.math.negative", "sqrt": "tf.math.sqrt", "rsqrt": "tf.math.rsqrt",
+    "square": "tf.math.square", "reciprocal": "tf.math.reciprocal", "exp": "tf.math.exp",
+    "expm1": "tf.math.expm1", "log": "tf.math.log", "log1p": "tf.math.log1p",
+    "sin": "tf.math.sin", "cos": "tf.math.cos", "tan": "tf.math.tan", "asin": "tf.math.asin",
     "acos": "tf.math.acos", "atan": "tf.math.atan", "sinh": "tf.math.sinh",
     "cosh": "tf.math.cosh", "tanh": "tf.math.tanh", "asinh": "tf.math.asinh",
     "acosh": "tf.math.acosh", "atanh": "tf.math.atanh", "erf": "tf.math.erf",
     "floor": "tf.math.floor", "ceil": "tf.math.ceil", "round": "tf.math.round",
-    "isnan": "tf.math.is_nan", "isinf": "tf.math.is_inf", "isfinite": "tf.math.is_finite",
-    "logical_not": "tf.math.logical_not", "bitwise_invert": "tf.bitwise.invert",
+    "logical_not": "tf.math.logical_not",
+    # composites with a fused TF kernel of the same semantics
+    "relu": "tf.nn.relu", "relu6": "tf.nn.relu6", "silu": "tf.nn.silu",
+    "sigmoid": "tf.math.sigmoid",
 }
 BINARY = {
     "add": "tf.math.add", "subtract": "tf.math.subtract", "multiply": "tf.math.multiply",
-    "divide": "tf.math.divide", "maximum": "tf.math.maximum", "minimum": "tf.math.minimum",
-    "atan2": "tf.math.atan2", "equal": "tf.math.equal", "not_equal": "tf.math.not_equal",
-    "less": "tf.math.less", "less_equal": "tf.math.less_equal", "greater": "tf.math.greater",
-    "greater_equal": "tf.math.greater_equal", "logical_and": "tf.math.logical_and",
-    "logical_or": "tf.math.logical_or", "logical_xor": "tf.math.logical_xor",
-    "bitwise_and": "tf.bitwise.bitwise_and", "bitwise_or": "tf.bitwise.bitwise_or",
-    "bitwise_xor": "tf.bitwise.bitwise_xor", "bitwise_left_shift": "tf.bitwise.left_shift",
+    "divide": "tf.math.divide", "floor_divide": "tf.math.floordiv",
+    "remainder": "tf.math.floormod", "pow": "tf.math.pow", "maximum": "tf.math.maximum",
+    "minimum": "tf.math.minimum", "atan2": "tf.math.atan2", "equal": "tf.math.equal",
+    "not_equal": "tf.math.not_equal", "less": "tf.math.less", "less_equal": "tf.math.less_equal",
+    "greater": "tf.math.greater", "greater_equal": "tf.math.greater_equal",
+    "logical_and": "tf.math.logical_and", "logical_or": "tf.math.logical_or",
+    "logical_xor": "tf.math.logical_xor", "bitwise_left_shift": "tf.bitwise.left_shift",
     "bitwise_right_shift": "tf.bitwise.right_shift",
 }
+BITWISE = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor"}
+REDUCE = {"sum": "tf.reduce_sum", "prod": "tf.reduce_prod", "mean": "tf.reduce_mean",
+          "min": "tf.reduce_min", "max": "tf.reduce_max", "all": "tf.reduce_all",
+          "any": "tf.reduce_any", "logsumexp": "tf.math.reduce_logsumexp"}
+# float predicates: an integer is never NaN or infinite
+PREDICATE = {"isnan": ("tf.math.is_nan", "zeros"), "isinf": ("tf.math.is_inf", "zeros"),
+             "isfinite": ("tf.math.is_finite", "ones")}
+PAD_MODE = {"constant": "CONSTANT", "reflect": "REFLECT"}
+NARROW = frozenset({"int8", "int16", "uint8"})
+
+
+def _render(rule: Rule, c: OpContext) -> str:
+    return rule(c) if callable(rule) else rule.format(**c.fields())
+
+
+def _int32(rule: Rule, narrow: frozenset[str] = NARROW) -> Rule:
+    """TF has no int8/int16/uint8 kernels for matmul-like ops (nor uint8 pow/negative):
+    compute in int32 and cast back, which is exact (wrapping mod 2**32, then mod 2**8)."""
+    def widened(c: OpContext) -> str:
+        if c.out.dtype not in narrow:
+            return _render(rule, c)
+        args = {}
+        for k, v in c.args.items():
+            names = v[1:-1].split(", ") if isinstance(c.in_types[k], list) else [v]
+            cast = [f"tf.cast({n}, tf.int32)" for n in names if n]
+            args[k] = f"[{', '.join(cast)}]" if isinstance(c.in_types[k], list) else cast[0]
+        return f"tf.cast({_render(rule, replace(c, args=args))}, {c.target.dtype(c.out.dtype)})"
+    return widened
+
+
+def _scalar(value: float, dtype: str) -> str:
+    """A literal TF converts to `dtype` (it will not turn 2.0 into an integer tensor);
+    truncated toward zero like NumPy's astype."""
+    if dtype == "bool":
+        return literal(bool(value))
+    return literal(int(value) if dtype in INTS else float(value))
+
+
+def _reduce(fn: str) -> Rule:
+    """axis None reduces every axis and () none, in TF as in the IR; any/all test != 0."""
+    def rule(c: OpContext) -> str:
+        x = c.args["x"]
+        if fn in ("tf.reduce_all", "tf.reduce_any") and c.in_types["x"].dtype != "bool":
+            x = f"tf.cast({x}, tf.bool)"
+        return f"{fn}({x}, axis={c.lit('axis')}, keepdims={c.lit('keepdims')})"
+    return rule
+
+
+def _arg_reduce(fn: str) -> Rule:
+    def rule(c: OpContext) -> str:
+        x, axis = c.args["x"], c.attrs["axis"]
+        inner = f"tf.reshape({x}, [-1])" if axis is None else x
+        arg = f"{fn}({inner}, axis={0 if axis is None else axis}, output_type=tf.int64)"
+        return f"tf.reshape({arg}, {literal(c.out.shape)})" if c.attrs["keepdims"] else arg
+    return rule
+
+
+def _predicate(c: OpContext) -> str:
+    fn, const = PREDICATE[c.op.SPEC.name]
+    if c.in_types["x"].dtype in INTS:
+        return f"tf.{const}_like({c.args['x']}, dtype=tf.bool)"
+    return f"{fn}({c.args['x']})"
+
+
+def _unsigned(fn: str, unsigned: str) -> Rule:
+    """abs/sign: TF has no uint8 kernel; the values are already non-negative."""
+    return lambda c: (unsigned if c.in_types["x"].dtype == "uint8" else fn).format(**c.args)
+
+
+def _bitwise(int_fn: str, bool_fn: str) -> Rule:
+    """tf.bitwise.* take integers only; bool operands use the logical ops."""
+    def rule(c: OpContext) -> str:
+        args = ", ".join(c.args[k] for k in ("x", "y") if k in c.args)
+        return f"{bool_fn if c.out.dtype == 'bool' else int_fn}({args})"
+    return rule
+
+
+def _clip(c: OpContext) -> str:
+    x, dt, lo, hi = c.args["x"], c.out.dtype, c.attrs["min"], c.attrs["max"]
+    if lo is not None and hi is not None:
+        return f"tf.clip_by_value({x}, {_scalar(lo, dt)}, {_scalar(hi, dt)})"
+    if lo is not None:
+        return f"tf.math.maximum({x}, {_scalar(lo, dt)})"
+    if hi is not None:
+        return f"tf.math.minimum({x}, {_scalar(hi, dt)})"
+    return f"tf.identity({x})"
+
+
+def _fill(c: OpContext) -> str:
+    dt = c.out.dtype
+    value = _scalar(c.attrs["fill_value"], dt)
+    return f"tf.fill({literal(c.out.shape)}, tf.constant({value}, {c.target.dtype(dt)}))"
+
+
+def _eye(c: OpContext) -> str:
+    rows, cols = c.out.shape
+    keep = f"tf.range({rows})[:, None] + {c.lit('k')} == tf.range({cols})[None, :]"
+    return f"tf.cast({keep}, {c.lit('dtype')})"
+
+
+def _linspace(c: OpContext) -> str:
+    a = c.attrs
+    div = (a["num"] - 1 if a["endpoint"] else a["num"]) or 1
+    step = literal((a["stop"] - a["start"]) / div)
+    return (f"tf.cast({c.lit('start')} + tf.range({a['num']}, dtype=tf.float64) * {step}, "
+            f"{c.lit('dtype')})")
+
+
+def _one_hot(c: OpContext) -> str:
+    axis = c.attrs["axis"] % c.out.rank
+    hot = f"tf.one_hot({c.args['indices']}, {c.lit('depth')}, axis={axis}, dtype=tf.int32)"
+    return hot if c.out.dtype == "int32" else f"tf.cast({hot}, {c.lit('dtype')})"
+
+
+def _all_axes(c: OpContext) -> list[int]:
+    rank = c.in_types["x"].rank
+    axis = c.attrs["axis"]
+    return list(range(rank)) if axis is None else [a % rank for a in axis]
+
+
+def _roll(c: OpContext) -> str:
+    x, axis = c.args["x"], c.attrs["axis"]
+    if axis is None:
+        flat = f"tf.roll(tf.reshape({x}, [-1]), {c.attrs['shift'][0]}, axis=0)"
+        return f"tf.reshape({flat}, {literal(c.out.shape)})"
+    return f"tf.roll({x}, {c.lit('shift')}, axis={c.lit('axis')})" if axis else f"tf.identity({x})"
+
+
+def _tile(c: OpContext) -> str:
+    # NumPy aligns reps and shape on the right, padding the shorter with ones
+    x, reps, shape = c.args["x"], list(c.attrs["reps"]), list(c.in_types["x"].shape)
+    rank = max(len(reps), len(shape))
+    if len(shape) < rank:
+        x = f"tf.reshape({x}, {literal([1] * (rank - len(shape)) + shape)})"
+    return f"tf.tile({x}, {literal([1] * (rank - len(reps)) + reps)})"
+
+
+def _pad(c: OpContext) -> str:
+    x, pw, mode = c.args["x"], c.attrs["pad_width"], c.attrs["mode"]
+    pairs = [[lo, hi] for lo, hi in zip(pw[::2], pw[1::2], strict=True)]
+    if not any(lo or hi for lo, hi in pairs):
+        return f"tf.identity({x})"
+    if mode != "constant" and 0 in c.in_types["x"].shape:  # MirrorPad rejects empty axes
+        return f"tf.zeros({literal(c.out.shape)}, {c.target.dtype(c.out.dtype)})"
+    if mode == "edge":
+        return f"edge_pad({x}, {literal(pairs)})"
+    value = f", constant_values={_scalar(c.attrs['value'], c.out.dtype)}" \
+        if mode == "constant" else ""
+    return f"tf.pad({x}, {literal(pairs)}, mode={PAD_MODE[mode]!r}{value})"
+
+
+def _bound(v: int) -> str:
+    return "" if v in (INT64_MIN, INT64_MAX) else str(v)
+
+
+def _slice(c: OpContext) -> str:
+    a = c.attrs
+    parts = [f"{_bound(b)}:{_bound(e)}:{s}"
+             for b, e, s in zip(a["start"], a["stop"], a["step"], strict=True)]
+    return f"{c.args['x']}[{', '.join(parts)}]" if parts else f"tf.identity({c.args['x']})"
+
+
+def _sort(c: OpContext) -> str:
+    if c.in_types["x"].rank == 0:
+        return f"tf.identity({c.args['x']})"
+    direction = "'DESCENDING'" if c.attrs["descending"] else "'ASCENDING'"
+    if c.op.SPEC.name == "sort":
+        return f"tf.sort({c.args['x']}, axis={c.lit('axis')}, direction={direction})"
+    order = f"tf.argsort({c.args['x']}, axis={c.lit('axis')}, direction={direction}, stable=True)"
+    return f"tf.cast({order}, tf.int64)"
+
+
+def _leaky_relu(c: OpContext) -> str:
+    # the `alpha` attribute of TF's kernel is a float32: too coarse for float64 data
+    x = c.args["x"]
+    if c.out.dtype == "float64":
+        return f"tf.where({x} >= 0, {x}, {x} * {c.lit('alpha')})"
+    return f"tf.nn.leaky_relu({x}, alpha={c.lit('alpha')})"
+
+
+def _elu(c: OpContext) -> str:
+    # tf.nn.elu has alpha 1; elu(x) is expm1(x) below zero, so scale that branch
+    x = c.args["x"]
+    if c.attrs["alpha"] == 1.0:
+        return f"tf.nn.elu({x})"
+    return f"tf.where({x} > 0, {x}, {c.lit('alpha')} * tf.nn.elu({x}))"
+
+
+def _softplus(c: OpContext) -> str:
+    # tf.math.softplus is linear above its own threshold (~18 for float32, ~38 for
+    # float64), where log1p(exp(x)) rounds to x anyway: the default op agrees with it
+    x, beta, threshold = c.args["x"], c.attrs["beta"], c.attrs["threshold"]
+    if beta == 1.0 and threshold == 20.0:
+        return f"tf.math.softplus({x})"
+    bx = f"{x} * {c.lit('beta')}"
+    return f"tf.where({bx} > {c.lit('threshold')}, {x}, tf.math.softplus({bx}) / {c.lit('beta')})"
+
+
+def _matmul(c: OpContext) -> str:
+    # NumPy matmul semantics for 1-d operands (tf.linalg.matmul wants rank >= 2)
+    x, y, rx, ry = c.args["x"], c.args["y"], c.in_types["x"].rank, c.in_types["y"].rank
+    if rx == 1 and ry == 1:
+        return f"tf.tensordot({x}, {y}, 1)"
+    if rx == 1:
+        return f"tf.linalg.matvec({y}, {x}, transpose_a=True)"
+    return f"tf.linalg.matvec({x}, {y})" if ry == 1 else f"tf.linalg.matmul({x}, {y})"
+
+
+def _linear(c: OpContext) -> str:
+    # x @ W^T + b on the last axis of x
+    x, w, b = c.args["x"], c.args["weight"], c.args["bias"]
+    y = f"tf.linalg.matvec({w}, {x})" if c.in_types["x"].rank == 1 else \
+        f"tf.linalg.matmul({x}, {w}, transpose_b=True)"
+    return y if b == "None" else f"{y} + {b}"
+
+
+def _batch_norm(c: OpContext) -> str:
+    rank = c.in_types["x"].rank
+    axis = c.attrs["axis"] % rank
+    shape = [c.in_types["x"].shape[axis]] + [1] * (rank - axis - 1)
+    a = dict(c.args)
+    if axis != rank - 1:
+        for k in ("mean", "var", "weight", "bias"):
+            if a[k] != "None":
+                a[k] = f"tf.reshape({a[k]}, {literal(shape)})"
+    return (f"tf.nn.batch_normalization({a['x']}, {a['mean']}, {a['var']}, offset={a['bias']}, "
+            f"scale={a['weight']}, variance_epsilon={c.lit('eps')})")
+
+
+def _layer_norm(c: OpContext) -> str:
+    axes = sorted(a % c.in_types["x"].rank for a in c.attrs["axis"])
+    return (f"layer_norm({c.args['x']}, {c.args['weight']}, {c.args['bias']}, {literal(axes)}, "
+            f"{c.lit('eps')})")
+
 
 TF_RULES: dict[str, Rule] = {
     **{k: f"{v}({{x}})" for k, v in UNARY.items()},
     **{k: f"{v}({{x}}, {{y}})" for k, v in BINARY.items()},
+    "pow": _int32("tf.math.pow({x}, {y})", frozenset({"uint8"})),
+    "negative": _int32("tf.math.negative({x})", frozenset({"uint8"})),
+    **{k: _bitwise(f"tf.bitwise.bitwise_{v}", f"tf.math.logical_{v}") for k, v in BITWISE.items()},
+    **{k: _reduce(v) for k, v in REDUCE.items()},
+    **dict.fromkeys(PREDICATE, _predicate),
+    "abs": _unsigned("tf.math.abs({x})", "tf.identity({x})"),
+    "sign": _unsigned("tf.math.sign({x})", "tf.cast({x} > 0, tf.uint8)"),
+    "log2": "tf.math.log({x}) / tf.math.log(tf.constant(2, {x}.dtype))",
+    "log10": "tf.math.log({x}) / tf.math.log(tf.constant(10, {x}.dtype))",
+    "trunc": "tf.where({x} < 0, tf.math.ceil({x}), tf.math.floor({x}))",
+    "bitwise_invert": _bitwise("tf.bitwise.invert", "tf.math.logical_not"),
+    "astype": "tf.cast({x}, {dtype})",
+    "broadcast_to": "tf.broadcast_to({x}, {shape})",
+    "where": "tf.where({condition}, {x}, {y})",
+    "clip": _clip,
+    # creation
+    "arange": "tf.cast(tf.range({start}, {stop}, {step}, dtype=tf.float64), {dtype})",
+    "full": _fill,
+    "zeros": "tf.zeros({shape}, {dtype})",
+    "ones": "tf.ones({shape}, {dtype})",
+    "eye": _eye,
+    "linspace": _linspace,
+    "tril": "tri({x}, {k}, True)",
+    "triu": "tri({x}, {k}, False)",
+    "one_hot": _one_hot,
+    "zeros_like": "tf.zeros_like({x}, dtype={out_dtype})",
+    "ones_like": "tf.ones_like({x}, dtype={out_dtype})",
+    "full_like": _fill,
+    # reductions and scans
+    "var": "variance({x}, {axis}, {keepdims}, {correction})",
+    "std": "tf.sqrt(variance({x}, {axis}, {keepdims}, {correction}))",
+    "argmax": _arg_reduce("tf.math.argmax"),
+    "argmin": _arg_reduce("tf.math.argmin"),
+    "cumsum": "tf.math.cumsum({x}, axis={axis})",
+    "cumprod": "tf.math.cumprod({x}, axis={axis})",
+    # shape manipulation
+    "reshape": "tf.reshape({x}, {out_shape})",
+    "permute_dims": "tf.transpose({x}, {axes})",
+    "expand_dims": "tf.reshape({x}, {out_shape})",
+    "squeeze": "tf.reshape({x}, {out_shape})",
+    "concat": "tf.concat({xs}, axis={axis})",
+    "stack": "tf.stack({xs}, axis={axis})",
+    "split": "tf.split({x}, {sizes}, axis={axis})",
+    "flip": lambda c: f"tf.reverse({c.args['x']}, {literal(_all_axes(c))})",
+    "roll": _roll,
+    "tile": _tile,
+    "repeat": "tf.repeat({x}, {repeats}, axis={axis})",
+    "pad": _pad,
+    "slice": _slice,
+    # linear algebra
+    "matmul": _int32(_matmul),
+    "tensordot": _int32("tf.tensordot({x}, {y}, axes=[{axes_x}, {axes_y}])"),
+    "vecdot": "tf.reduce_sum({x} * {y}, axis={axis})",
+    "einsum": _int32("tf.einsum({equation}, *{xs})"),
+    "outer": "{x}[:, None] * {y}[None, :]",
+    "diagonal": "diagonal({x}, {offset}, {axis1}, {axis2})",
+    "vector_norm": "vector_norm({x}, {ord}, {axis}, {keepdims})",
+    "matrix_norm": "matrix_norm({x}, {ord}, {keepdims})",
+    "cholesky": lambda c: "tf.linalg.adjoint(tf.linalg.cholesky({x}))".format(**c.args)
+    if c.attrs["upper"] else "tf.linalg.cholesky({x})".format(**c.args),
+    "inv": "tf.linalg.inv({x})",
+    "det": "tf.linalg.det({x})",
+    "solve": "solve({a}, {b})",
+    "qr": "tf.linalg.qr({x}, full_matrices={mode} == 'complete')",
+    "svd": "svd({x}, {full_matrices})",
+    "eigh": "tf.linalg.eigh({x})",
+    # indexing and sorting
+    "take": "tf.gather({x}, {indices}, axis={axis})",
+    "take_along_axis": "take_along_axis({x}, {indices}, {axis}, {out_shape})",
+    "gather_nd": "tf.gather_nd({x}, {indices})",
+    "scatter_nd": "tf.tensor_scatter_nd_update({x}, {indices}, {updates})",
+    "scatter_add": "tf.tensor_scatter_nd_add({x}, {indices}, {updates})",
+    "sort": _sort,
+    "argsort": _sort,
+    "top_k": "top_k({x}, {k}, {axis}, {largest})",
+    "embedding": "tf.nn.embedding_lookup({weight}, {indices})",
+    # activations and layers
+    "leaky_relu": _leaky_relu,
+    "elu": _elu,
+    "softplus": _softplus,
+    "softmax": "tf.nn.softmax({x}, axis={axis})",
+    "log_softmax": "tf.nn.log_softmax({x}, axis={axis})",
+    "linear": _linear,
+    "batch_norm": _batch_norm,
+    "layer_norm": _layer_norm,
+    "conv": "conv({x}, {weight}, {bias}, {strides}, {padding}, {dilations}, {groups}, {layout})",
+    "conv_transpose": ("conv_transpose({x}, {weight}, {bias}, {strides}, {padding}, "
+                       "{output_padding}, {dilations}, {groups}, {layout})"),
+    "max_pool": ("max_pool({x}, {kernel}, {strides}, {padding}, {dilations}, {ceil_mode}, "
+                 "{layout})"),
+    "avg_pool": ("avg_pool({x}, {kernel}, {strides}, {padding}, {ceil_mode}, "
+                 "{count_include_pad}, {layout})"),
+    "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
+    "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
+    # random: stateless, the key is the seed (the same key gives the same stream)
+    "random_uniform": "random_uniform({key}, {shape}, {low}, {high}, {dtype})",
+    "random_normal": ("tf.random.stateless_normal({shape}, seed=tf.stack([{key}, 0]), "
+                      "mean={mean}, stddev={std}, dtype={dtype})"),
 }
+
+HELPERS = {name: getattr(mod, name) for mod in (K, NN) for name in mod.__all__}
 
 
 def _dtype(name: str) -> str:
     return f"tf.{name}"
 
 
-class TensorFlowRuntime(Runtime):
-    name = "tensorflow"
-    options = frozenset({"jit_compile"})
-
-    def params(self, values: dict[str, np.ndarray], trainable: dict[str, bool]) -> dict[str, Any]:
-        return {k: tf.Variable(v, trainable=trainable.get(k, False),
-                               name=re.sub(r"[^A-Za-z0-9_.\-/]", "_", k) or "param")
-                for k, v in values.items()}
-
-    def wrap(self, raw: Callable[..., Any], jit_compile: bool = False,
-             **options: Any) -> Callable[..., Any]:
-        return tf.function(raw, jit_compile=jit_compile, autograph=False)
-
-    def native_dtype(self, name: str) -> Any:
-        return tf.as_dtype(name)
-
-    def is_native(self, value: Any) -> bool:
-        return isinstance(value, (tf.Tensor, tf.Variable))
-
-    def to_native(self, value: Any) -> Any:
-        return tf.convert_to_tensor(np.asarray(value))
-
-    def spec(self, value: Any) -> TensorSpec:
-        return TensorSpec(tuple(value.shape), dtype_name(value.dtype.name))
-
-    def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
-        return CompiledModule(params, call)
+def _constant(value: np.ndarray, em: Emission) -> str:
+    """A hoisted `tf.constant` (an empty one as `tf.zeros`: TF tensors have no .reshape)."""
+    if value.size == 0:
+        return em.hoist(f"tf.zeros({literal(value.shape)}, {_dtype(dtype_name(value.dtype))})")
+    return em.hoist(em.array_expr(value))
 
 
-class CompiledModule(tf.Module):
-    """A `tf.Module` holding the compiled program's variables under their dotted names;
-    calling it runs the compiled function."""
-
-    def __init__(self, params: dict[str, Any], call: Callable[..., Any]):
-        super().__init__(name="compiled")
-        _attach(self, nest(params))
-        self._call = call
-
-    def __call__(self, *inputs: Any) -> Any:
-        return self._call(*inputs)
-
-
-def _attach(module: tf.Module, tree: dict[str, Any]) -> None:
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            child = tf.Module(name=re.sub(r"\W", "_", key) or "m")
-            _attach(child, value)
-            value = child
-        setattr(module, key, value)
-
-
-TARGET = Target(name="tensorflow", rules=TF_RULES, dtype=_dtype, array="tf.constant",
-                imports="import tensorflow as tf\n")
+TARGET = Target(name="tensorflow", rules=TF_RULES, helpers=HELPERS, dtype=_dtype,
+                array="tf.constant", constant=_constant,
+                imports="import numpy as np\nimport tensorflow as tf\n")
 RUNTIME = TensorFlowRuntime()

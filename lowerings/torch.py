@@ -2,23 +2,30 @@
 
 Parameters become `nn.Parameter`s (buffers stay tensors) owned by `compiled.module`, an
 `nn.Module` whose submodules mirror the dotted names, so `state_dict()` keys match the
-source model and the result trains with torch optimizers. The generated code runs on
-the device of its inputs; hoisted constants are created on the CPU and moved to the
-inputs' device by the rules that need it (0-d constants mix with any device).
+source model and the result trains with torch optimizers.
+
+Devices: the generated code runs where its inputs live and pins nothing to the CPU.
+When the program has tensors (inputs, else parameters), its first lines bind
+`device = <first tensor>.device`; factory ops (`torch.zeros(..., device=device)`)
+create on it, and each non-0-d constant, hoisted once at load time as a CPU tensor, is
+bound per call as `const.to(device)` (the tensor itself when already there, one copy
+per call on an accelerator). 0-d constants stay on the CPU: torch mixes those with
+tensors of any device. Random ops seed a `torch.Generator` on the key's device. Ops
+whose inputs are all on one device need nothing more.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
-import torch
 
-from ivy_ir.dialect import TensorSpec, dtype_name
+from ivy_ir.dialect.types import INTS, numpy_dtype
 
-from .emitter import Rule, Target
-from .runtime import Runtime, nest
+from . import torch_kernels as K
+from .emitter import Emission, OpContext, Rule, Target, literal
+from .torch_nn import NN_RULES
+from .torch_runtime import TorchRuntime
 
 UNARY = {
     "abs": "torch.abs", "negative": "torch.negative", "sign": "torch.sign",
@@ -45,73 +52,333 @@ BINARY = {
     "bitwise_right_shift": "torch.bitwise_right_shift",
 }
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
+              "inf": "float('inf')", "-inf": "float('-inf')"}
+
+
+def _device(em: Emission | None) -> str:
+    """Where new tensors go: the device of the program's first tensor (None: default)."""
+    if em is None or not em.inputs:
+        return "None"
+    return em.local(f"{em.inputs[0]}.device", "device")
+
+
+def _constant(value: np.ndarray, em: Emission) -> str:
+    # hoisted once on the CPU; a non-0-d constant follows the inputs to their device
+    # (`.to` returns the tensor itself when it is already there)
+    if value.dtype.name == "bfloat16":  # torch cannot read it from NumPy; float32 is exact
+        name = em.hoist(f"{em.array_expr(value.astype(np.float32))}.to(torch.bfloat16)")
+    else:
+        name = em.hoist(em.array_expr(value))
+    if value.ndim == 0 or not em.inputs:
+        return name
+    return em.local(f"{name}.to({_device(em)})", name)
+
+
+def _create(call: str) -> Rule:
+    """A factory call given the device of the inputs."""
+    return lambda c: call.format(**c.fields(), device=_device(c.emission))
+
+
+def _dims(axes: tuple[int, ...]) -> str:
+    return literal(axes[0]) if len(axes) == 1 else literal(axes)
+
+
+def _reduce(fn: str, extra: str = "") -> Rule:
+    """torch.<fn>(x, dim=..., keepdim=...); reducing no axes reduces a new unit axis,
+    since torch reads an empty `dim` as every axis."""
+    def rule(c: OpContext) -> str:
+        x, rank, axis = c.args["x"], c.in_types["x"].rank, c.attrs["axis"]
+        axes = tuple(range(rank)) if axis is None else tuple(sorted(a % rank for a in axis))
+        more = extra.format(**c.fields())
+        if not axes and rank:
+            return f"{fn}({x}.unsqueeze(-1), dim=-1{more})"
+        return f"{fn}({x}, dim={_dims(axes)}, keepdim={c.lit('keepdims')}{more})"
+    return rule
+
+
+def _prod(c: OpContext) -> str:
+    rank, axis = c.in_types["x"].rank, c.attrs["axis"]
+    axes = tuple(range(rank)) if axis is None else tuple(sorted(a % rank for a in axis))
+    return f"prod({c.args['x']}, {literal(axes)}, {c.lit('keepdims')}, " \
+        f"{c.target.dtype(c.out.dtype)})"
+
+
+def _vector_norm(c: OpContext) -> str:
+    rank, axis = c.in_types["x"].rank, c.attrs["axis"]
+    axes = tuple(range(rank)) if axis is None else tuple(sorted(a % rank for a in axis))
+    x, keep = c.args["x"], c.lit("keepdims")
+    if not axes and rank:  # reduce a new unit axis: torch reads no dims as all dims
+        x, axes, keep = f"{x}.unsqueeze(-1)", (rank,), "False"
+    return f"vector_norm({x}, {c.lit('ord')}, {literal(axes)}, {keep})"
+
+
+def _arg_reduce(fn: str) -> str:
+    return f"{fn}({{x}}, dim={{axis}}, keepdim={{keepdims}})"
+
+
+def _arange(c: OpContext) -> str:
+    a, dev = c.attrs, _device(c.emission)
+    if c.out.dtype in INTS and all(float(a[k]).is_integer()
+                                             for k in ("start", "stop", "step")):
+        ends = ", ".join(str(int(a[k])) for k in ("start", "stop", "step"))
+        return f"torch.arange({ends}, dtype={c.lit('dtype')}, device={dev})"
+    # float64 points cast down, as NumPy's arange(...).astype(dtype)
+    return f"torch.arange({c.lit('start')}, {c.lit('stop')}, {c.lit('step')}, " \
+        f"dtype=torch.float64, device={dev}).to({c.lit('dtype')})"
+
+
+def _linspace(c: OpContext) -> str:
+    # torch.linspace always includes `stop`: drop the extra point for endpoint=False
+    num, dev = c.attrs["num"], _device(c.emission)
+    n = num if c.attrs["endpoint"] else num + 1
+    call = f"torch.linspace({c.lit('start')}, {c.lit('stop')}, {n}, dtype=torch.float64, " \
+        f"device={dev})"
+    return f"{call if c.attrs['endpoint'] else call + f'[:{num}]'}.to({c.lit('dtype')})"
+
+
+def _one_hot(c: OpContext) -> str:
+    # a comparison (out-of-range indices give zeros as NumPy), not F.one_hot
+    idx = c.args["indices"]
+    hot = f"{idx}.unsqueeze(-1) == torch.arange({c.lit('depth')}, device={idx}.device)"
+    axis = c.attrs["axis"] % c.out.rank
+    if axis != c.out.rank - 1:
+        hot = f"torch.movedim({hot}, -1, {axis})"
+    return f"({hot}).to({c.lit('dtype')})"
+
+
+def _clip(c: OpContext) -> str:
+    x, lo, hi = c.args["x"], c.attrs["min"], c.attrs["max"]
+    if lo is None and hi is None:
+        return x
+    if c.out.dtype in INTS:  # float bounds would promote the result to float
+        call = f"torch.clamp({x}, min={c.lit('min')}, max={c.lit('max')})"
+        return f"{call}.to({c.target.dtype(c.out.dtype)})"
+    return f"torch.clamp({x}, min={c.lit('min')}, max={c.lit('max')})"
+
+
+def _vecdot(c: OpContext) -> str:
+    if c.out.dtype in INTS:  # linalg.vecdot takes floats only
+        return "torch.sum({x} * {y}, dim={axis}, dtype={out_dtype})".format(**c.fields())
+    return "torch.linalg.vecdot({x}, {y}, dim={axis})".format(**c.fields())
+
+
+def _linalg(call: Callable[..., str], *operands: str) -> Rule:
+    """torch.linalg has no float16/bfloat16 kernels: those run in float32, cast back."""
+    def rule(c: OpContext) -> str:
+        dtype = c.in_types[operands[0] if operands else "x"].dtype
+        if dtype not in ("float16", "bfloat16"):
+            return call(c, *(c.args[n] for n in operands or ("x",)))
+        expr = call(c, *(f"{c.args[n]}.float()" for n in operands or ("x",)))
+        to = c.target.dtype(dtype)
+        return f"{expr}.to({to})" if len(c.out_types) == 1 else \
+            f"[r.to({to}) for r in {expr}]"
+    return rule
+
+
+def _einsum(c: OpContext) -> str:
+    call = f"torch.einsum({c.lit('equation')}, {c.args['xs'][1:-1]})"
+    # a pure reduction of integers sums into int64
+    return f"{call}.to({c.target.dtype(c.out.dtype)})" if c.out.dtype in INTS else call
+
+
+def _solve(c: OpContext, a: str, b: str) -> str:
+    # torch reads b of rank a.rank - 1 as a batch of vectors; the IR reads a matrix
+    rb, ra = c.in_types["b"].rank, c.in_types["a"].rank
+    if rb == 1:
+        return f"torch.linalg.solve({a}, {b}.unsqueeze(-1)).squeeze(-1)"
+    if rb == ra - 1:
+        b = f"{b}.unsqueeze(0)"
+    return f"torch.linalg.solve({a}, {b})"
+
+
+def _expand_dims(c: OpContext) -> str:
+    out = c.args["x"]
+    for a in sorted(a % c.out.rank for a in c.attrs["axis"]):
+        out = f"{out}.unsqueeze({a})"
+    return out
+
+
+def _squeeze(c: OpContext) -> str:
+    axes = c.attrs["axis"]
+    return f"torch.squeeze({c.args['x']}, {_dims(tuple(axes))})" if axes else c.args["x"]
+
+
+def _flip(c: OpContext) -> str:
+    rank, axis = c.in_types["x"].rank, c.attrs["axis"]
+    axes = tuple(range(rank)) if axis is None else tuple(axis)
+    return f"torch.flip({c.args['x']}, {literal(axes)})" if axes else c.args["x"]
+
+
+def _roll(c: OpContext) -> str:
+    x, shift, axis = c.args["x"], c.attrs["shift"], c.attrs["axis"]
+    if axis is None:  # over the flattened tensor
+        return f"torch.roll({x}, {shift[0]})"
+    return f"torch.roll({x}, {literal(shift)}, {literal(axis)})" if axis else x
+
+
+def _pad(c: OpContext) -> str:
+    x, pw = c.args["x"], c.attrs["pad_width"]
+    if not any(pw):
+        return x
+    if c.attrs["mode"] != "constant":
+        return f"pad_index({x}, {literal(pw)}, {c.lit('mode')})"
+    n = len(pw) // 2
+    pads = [p for i in reversed(range(n)) for p in (pw[2 * i], pw[2 * i + 1])]
+    # the value in x's dtype, as NumPy casts it (torch refuses values out of range)
+    value = np.asarray(c.attrs["value"]).astype(numpy_dtype(c.out.dtype)).item()
+    return f"F.pad({x}, {literal(tuple(pads))}, value={literal(value)})"
+
+
+def _slice(c: OpContext) -> str:
+    # torch has no negative slice steps: flip those dims and slice forwards
+    x, shape, a = c.args["x"], c.in_types["x"].shape, c.attrs
+    parts, flips = [], []
+    for i, (d, b, e, s) in enumerate(zip(shape, a["start"], a["stop"], a["step"],
+                                         strict=True)):
+        lo, hi = (None if b in (INT64_MIN, INT64_MAX) else b,
+                  None if e in (INT64_MIN, INT64_MAX) else e)
+        if s > 0:
+            parts.append(f"{'' if lo is None else lo}:{'' if hi is None else hi}"
+                         + (f":{s}" if s != 1 else ""))
+            continue
+        r = range(*slice(lo, hi, s).indices(d))
+        flips.append(i)
+        first = d - 1 - r[0] if len(r) else 0
+        parts.append(f"{first}:{first + -s * (len(r) - 1) + 1 if len(r) else 0}"
+                     + (f":{-s}" if s != -1 else ""))
+    if flips:
+        x = f"torch.flip({x}, {literal(tuple(flips))})"
+    return f"{x}[{', '.join(parts)}]" if parts else x
+
+
+def _take(c: OpContext) -> str:
+    axis = c.attrs["axis"] % c.in_types["x"].rank
+    return f"{c.args['x']}[{':, ' * axis}{c.args['indices']}]"
+
+
+def _long(c: OpContext, name: str) -> str:
+    # gather-style torch ops insist on int64 indices
+    idx = c.args[name]
+    return idx if c.in_types[name].dtype == "int64" else f"{idx}.long()"
+
+
+def _gather_nd(c: OpContext) -> str:
+    x, idx = c.args["x"], c.in_types["indices"]
+    if idx.shape[-1] == 0:  # no index columns: every row selects all of x
+        return f"{x}.expand({literal(tuple(c.out.shape))})"
+    return f"{x}[{c.args['indices']}.unbind(-1)]"
+
+
+def _scatter(accumulate: bool) -> Rule:
+    def rule(c: OpContext) -> str:
+        x, idx, upd = c.args["x"], c.args["indices"], c.args["updates"]
+        if c.in_types["indices"].shape[-1] == 0:  # every update covers all of x
+            n = c.in_types["updates"].shape[0]
+            if not n:
+                return x
+            if accumulate:
+                return f"{x} + {upd}.sum(0, dtype={c.target.dtype(c.out.dtype)})"
+            return f"{upd}[-1]"
+        extra = ", accumulate=True" if accumulate else ""
+        return f"{x}.index_put({idx}.unbind(-1), {upd}{extra})"
+    return rule
+
+
 TORCH_RULES: dict[str, Rule] = {
     **{k: f"{v}({{x}})" for k, v in UNARY.items()},
     **{k: f"{v}({{x}}, {{y}})" for k, v in BINARY.items()},
+    "floor_divide": "torch.floor_divide({x}, {y})",
+    "remainder": "torch.remainder({x}, {y})",
+    "pow": "torch.pow({x}, {y})",
+    "astype": "{x}.to({dtype})",
+    "broadcast_to": "torch.broadcast_to({x}, {shape})",
+    "where": "torch.where({condition}, {x}, {y})",
+    "clip": _clip,
+    # creation: on the device of the program's inputs
+    "arange": _arange,
+    "full": _create("torch.full({shape}, {fill_value}, dtype={dtype}, device={device})"),
+    "zeros": _create("torch.zeros({shape}, dtype={dtype}, device={device})"),
+    "ones": _create("torch.ones({shape}, dtype={dtype}, device={device})"),
+    "eye": lambda c: f"eye({c.lit('n_rows')}, {c.out.shape[1]}, {c.lit('k')}, "
+    f"{c.lit('dtype')}, {_device(c.emission)})" if c.attrs["k"] else
+    _create("torch.eye({n_rows}, {out_shape[1]}, dtype={dtype}, device={device})")(c),
+    "linspace": _linspace,
+    "tril": "torch.tril({x}, diagonal={k})",
+    "triu": "torch.triu({x}, diagonal={k})",
+    "one_hot": _one_hot,
+    "zeros_like": "torch.zeros_like({x}, dtype={out_dtype})",
+    "ones_like": "torch.ones_like({x}, dtype={out_dtype})",
+    "full_like": "torch.full_like({x}, {fill_value}, dtype={out_dtype})",
+    # reductions and scans (explicit dtype: torch sums int32 into int64)
+    "sum": _reduce("torch.sum", ", dtype={out_dtype}"),
+    "prod": _prod,
+    "mean": _reduce("torch.mean"),
+    "var": _reduce("torch.var", ", correction={correction}"),
+    "std": _reduce("torch.std", ", correction={correction}"),
+    "min": _reduce("torch.amin"),
+    "max": _reduce("torch.amax"),
+    "all": _reduce("torch.all"),
+    "any": _reduce("torch.any"),
+    "argmax": _arg_reduce("torch.argmax"),
+    "argmin": _arg_reduce("torch.argmin"),
+    "cumsum": "torch.cumsum({x}, dim={axis}, dtype={out_dtype})",
+    "cumprod": "torch.cumprod({x}, dim={axis}, dtype={out_dtype})",
+    # linear algebra
+    "matmul": "torch.matmul({x}, {y})",
+    "tensordot": "torch.tensordot({x}, {y}, dims=({axes_x}, {axes_y}))",
+    "vecdot": _vecdot,
+    "einsum": _einsum,
+    "outer": "torch.outer({x}, {y})",
+    "diagonal": "torch.diagonal({x}, offset={offset}, dim1={axis1}, dim2={axis2})",
+    "vector_norm": _vector_norm,
+    "matrix_norm": _linalg(lambda c, x: f"torch.linalg.matrix_norm({x}, "
+                           f"ord={MATRIX_ORD[c.attrs['ord']]}, keepdim={c.lit('keepdims')})"),
+    "cholesky": _linalg(lambda c, x: f"torch.linalg.cholesky({x}, upper={c.lit('upper')})"),
+    "inv": _linalg(lambda c, x: f"torch.linalg.inv({x})"),
+    "det": _linalg(lambda c, x: f"torch.linalg.det({x})"),
+    "solve": _linalg(_solve, "a", "b"),
+    "qr": _linalg(lambda c, x: f"torch.linalg.qr({x}, mode={c.lit('mode')})"),
+    "svd": _linalg(lambda c, x: f"torch.linalg.svd({x}, full_matrices={c.lit('full_matrices')})"),
+    "eigh": _linalg(lambda c, x: f"torch.linalg.eigh({x})"),
+    # shape manipulation
+    "reshape": "torch.reshape({x}, {out_shape})",
+    "permute_dims": "torch.permute({x}, {axes})",
+    "expand_dims": _expand_dims,
+    "squeeze": _squeeze,
+    "concat": "torch.cat({xs}, dim={axis})",
+    "stack": "torch.stack({xs}, dim={axis})",
+    "split": "torch.split({x}, {sizes}, dim={axis})",
+    "flip": _flip,
+    "roll": _roll,
+    "tile": "torch.tile({x}, {reps})",
+    "repeat": "torch.repeat_interleave({x}, {repeats}, dim={axis})",
+    "pad": _pad,
+    "slice": _slice,
+    # indexing and sorting
+    "take": _take,
+    "take_along_axis": lambda c: f"torch.take_along_dim({c.args['x']}, "
+    f"{_long(c, 'indices')}, dim={c.lit('axis')})",
+    "gather_nd": _gather_nd,
+    "scatter_nd": _scatter(False),
+    "scatter_add": _scatter(True),
+    "sort": "torch.sort({x}, dim={axis}, descending={descending}, stable=True).values",
+    "argsort": "torch.argsort({x}, dim={axis}, descending={descending}, stable=True)",
+    "top_k": "torch.topk({x}, {k}, dim={axis}, largest={largest})",
+    "embedding": lambda c: f"F.embedding({_long(c, 'indices')}, {c.args['weight']})",
+    "logsumexp": _reduce("torch.logsumexp"),
+    **NN_RULES,
 }
+
+HELPERS = {name: getattr(K, name) for name in K.__all__}
 
 
 def _dtype(name: str) -> str:
     return f"torch.{name}"
 
 
-class TorchRuntime(Runtime):
-    name = "torch"
-    options = frozenset({"torch_compile"})
-
-    def params(self, values: dict[str, np.ndarray], trainable: dict[str, bool]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name, value in values.items():
-            t = torch.as_tensor(np.array(value))
-            grad = trainable.get(name, False) and (t.is_floating_point() or t.is_complex())
-            out[name] = torch.nn.Parameter(t, requires_grad=True) if grad else t
-        return out
-
-    def wrap(self, raw: Callable[..., Any], torch_compile: bool = False,
-             **options: Any) -> Callable[..., Any]:
-        return torch.compile(raw) if torch_compile else raw
-
-    def native_dtype(self, name: str) -> Any:
-        return getattr(torch, name)
-
-    def is_native(self, value: Any) -> bool:
-        return isinstance(value, torch.Tensor)
-
-    def to_native(self, value: Any) -> Any:
-        return torch.as_tensor(np.asarray(value))
-
-    def spec(self, value: Any) -> TensorSpec:
-        return TensorSpec(tuple(value.shape), dtype_name(str(value.dtype).removeprefix("torch.")))
-
-    def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
-        return CompiledModule(params, call)
-
-
-class CompiledModule(torch.nn.Module):
-    """An `nn.Module` owning the compiled program's parameters under their dotted names;
-    `forward` runs the compiled function on them."""
-
-    def __init__(self, params: dict[str, Any], call: Callable[..., Any]):
-        super().__init__()
-        _register(self, nest(params))
-        object.__setattr__(self, "_call", call)  # not a submodule: keep it out of state
-
-    def forward(self, *inputs: Any) -> Any:
-        return self._call(*inputs)
-
-
-def _register(module: torch.nn.Module, tree: dict[str, Any]) -> None:
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            child = torch.nn.Module()
-            module.add_module(key, child)
-            _register(child, value)
-        elif isinstance(value, torch.nn.Parameter):
-            module.register_parameter(key, value)
-        else:
-            module.register_buffer(key, value)
-
-
 TARGET = Target(name="torch", rules=TORCH_RULES, dtype=_dtype, array="torch.tensor",
+                helpers=HELPERS, constant=_constant,
                 imports="import torch\nimport torch.nn.functional as F\n")
 RUNTIME = TorchRuntime()

@@ -13,8 +13,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from differential import as_list, check_against_reference, compile_op, run_compiled
-from differential import unsupported_dtypes
+from differential import (
+    as_list,
+    check_against_reference,
+    compile_op,
+    run_compiled,
+    unsupported_dtypes,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_refs_common import CASES

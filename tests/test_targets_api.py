@@ -93,12 +93,31 @@ def test_native_inputs_of_other_shapes_retrace(target, x):
 def test_buffers_are_not_trainable(x):
     import torch
 
-    big = np.arange(32, dtype=np.float32).reshape(8, 4)  # closed over, so a buffer
+    big = np.arange(32, dtype=np.float32).reshape(1, 32)  # closed over: a buffer
 
     def f(a):
-        return ivy.matmul(a[:, :1], big[:1, :]) + ivy.sum(big)
+        return ivy.matmul(a[:, :1], big)
 
     c = ivy_ir.compile(f, target="torch", args=(x,))
     (name,) = c.params
     assert not isinstance(c.params[name], torch.nn.Parameter)
     assert name in dict(c.module.named_buffers())
+
+
+def test_buffers_argument_marks_statistics_non_trainable():
+    import torch
+
+    x = np.random.default_rng(3).standard_normal((2, 3, 4, 4)).astype(np.float32)
+    stats = {"bn": {"mean": np.full(3, 0.5, np.float32), "var": np.full(3, 2.0, np.float32)}}
+    weights = {"bn": {"weight": np.full(3, 3.0, np.float32)}}
+
+    def f(p, a):
+        return ivy.batch_norm(a, p["bn"]["mean"], p["bn"]["var"], p["bn"]["weight"])
+
+    c = ivy_ir.compile(f, target="torch", args=(x,), params=weights, buffers=stats)
+    assert "F.batch_norm(" in c.source  # the fused kernel, as the statistics are buffers
+    assert sorted(dict(c.module.named_buffers())) == ["bn.mean", "bn.var"]
+    assert [n for n, _ in c.module.named_parameters()] == ["bn.weight"]
+    want = (x - 0.5) / np.sqrt(2.0 + 1e-5) * 3.0
+    np.testing.assert_allclose(c(x).detach().numpy(), want, rtol=1e-5, atol=1e-6)
+    assert isinstance(c.params["bn.weight"], torch.nn.Parameter)

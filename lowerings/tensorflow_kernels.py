@@ -1,0 +1,148 @@
+"""TensorFlow helpers for ops that TF has no single call for.
+
+The emitter copies the source of each helper a program uses into the generated code,
+so these functions may only use `tf`, `np` and each other. Shapes are static under
+`tf.function` here (the IR fixes them), so index math on them is plain Python/NumPy
+done once at trace time, never control flow on tensor values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+__all__ = [
+    "diagonal", "edge_pad", "layer_norm", "matrix_norm", "move_last",
+    "random_uniform", "solve", "svd", "take_along_axis", "top_k", "tri", "variance",
+    "vector_norm",
+]
+
+
+def tri(x, k, lower):
+    # keep j - i <= k (tril) or j - i >= k (triu) on the last two axes
+    i = tf.range(x.shape[-2])[:, None]
+    j = tf.range(x.shape[-1])[None, :]
+    keep = j - i <= k if lower else j - i >= k
+    return tf.where(keep, x, tf.zeros_like(x))
+
+
+def variance(x, axis, keepdims, correction):
+    # tf.math.reduce_variance divides by n; rescale to n - correction
+    axes = range(len(x.shape)) if axis is None else axis
+    n = int(np.prod([x.shape[a] for a in axes]))
+    var = tf.math.reduce_variance(x, axis=axis, keepdims=keepdims)
+    return var if correction == 0 else var * (n / (n - correction))
+
+
+def vector_norm(x, ord, axis, keepdims):
+    # tf.norm reduces one axis or a pair; this reduces any set of axes
+    a = tf.math.abs(x)
+    if ord == np.inf:
+        return tf.reduce_max(a, axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return tf.reduce_min(a, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return tf.cast(tf.math.count_nonzero(a, axis=axis, keepdims=keepdims), x.dtype)
+    if ord == 1:
+        return tf.reduce_sum(a, axis=axis, keepdims=keepdims)
+    if ord == 2:
+        return tf.sqrt(tf.reduce_sum(tf.square(a), axis=axis, keepdims=keepdims))
+    return tf.reduce_sum(a ** ord, axis=axis, keepdims=keepdims) ** (1 / ord)
+
+
+def matrix_norm(x, ord, keepdims):
+    # tf.norm has no nuc/-1/-2/-inf matrix norms: spectral ones from singular values
+    if ord == "fro":
+        out = tf.norm(x, "fro", axis=[-2, -1])
+    elif ord in ("nuc", "2", "-2"):
+        s = tf.linalg.svd(x, compute_uv=False)
+        reduce = {"nuc": tf.reduce_sum, "2": tf.reduce_max, "-2": tf.reduce_min}[ord]
+        out = reduce(s, axis=-1)
+    else:
+        sums = tf.reduce_sum(tf.math.abs(x), axis=-2 if ord.endswith("1") else -1)
+        out = (tf.reduce_min if ord.startswith("-") else tf.reduce_max)(sums, axis=-1)
+    return out[..., None, None] if keepdims else out
+
+
+def solve(a, b):
+    # tf.linalg.solve does not broadcast batch dims; a 1-d b is one right-hand column
+    n = a.shape[-1]
+    column = len(b.shape) == 1
+    b = b[:, None] if column else b
+    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    x = tf.linalg.solve(tf.broadcast_to(a, batch + (n, n)),
+                        tf.broadcast_to(b, batch + tuple(b.shape[-2:])))
+    return x[..., 0] if column else x
+
+
+def svd(x, full_matrices):
+    # tf.linalg.svd returns (s, u, v); the op returns (u, s, v^H)
+    s, u, v = tf.linalg.svd(x, full_matrices=full_matrices)
+    return u, s, tf.linalg.adjoint(v)
+
+
+def move_last(rank, axis):
+    # permutation moving `axis` last, and its inverse
+    perm = [i for i in range(rank) if i != axis] + [axis]
+    return perm, [int(i) for i in np.argsort(perm)]
+
+
+def diagonal(x, offset, axis1, axis2):
+    # tf.linalg.diag_part reads the last two axes and rejects an empty diagonal
+    rank = len(x.shape)
+    axis1, axis2 = axis1 % rank, axis2 % rank
+    rest = [i for i in range(rank) if i not in (axis1, axis2)]
+    x = tf.transpose(x, rest + [axis1, axis2])
+    rows, cols = x.shape[-2:]
+    if min(rows + min(offset, 0), cols - max(offset, 0)) <= 0:
+        return tf.zeros(tuple(x.shape[:-2]) + (0,), x.dtype)
+    return tf.linalg.diag_part(x, k=offset)
+
+
+def edge_pad(x, pairs):
+    # tf.pad has no "edge" mode: gather clamped indices along each padded axis
+    for axis, (lo, hi) in enumerate(pairs):
+        if lo or hi:
+            d = x.shape[axis]
+            x = tf.gather(x, np.clip(np.arange(-lo, d + hi), 0, d - 1), axis=axis)
+    return x
+
+
+def take_along_axis(x, indices, axis, out_shape):
+    # gather along the last axis with every other axis a batch axis (broadcast first)
+    rank = len(x.shape)
+    axis %= rank
+    perm, back = move_last(rank, axis)
+    batch = [out_shape[i] for i in perm[:-1]]
+    xt = tf.broadcast_to(tf.transpose(x, perm), batch + [x.shape[axis]])
+    it = tf.broadcast_to(tf.transpose(indices, perm), batch + [indices.shape[axis]])
+    return tf.transpose(tf.gather(xt, it, batch_dims=rank - 1), back)
+
+
+def top_k(x, k, axis, largest):
+    # tf.math.top_k takes the largest along the last axis (ties: lower index first);
+    # the smallest are the largest of an order-reversed copy
+    perm, back = move_last(len(x.shape), axis % len(x.shape))
+    xt = tf.transpose(x, perm)
+    flip = tf.math.negative if x.dtype.is_floating else tf.bitwise.invert
+    values, indices = tf.math.top_k(xt if largest else flip(xt), k, index_type=tf.int64)
+    values = values if largest else flip(values)
+    return tf.transpose(values, back), tf.transpose(indices, back)
+
+
+def layer_norm(x, weight, bias, axes, eps):
+    # the Keras LayerNormalization recipe: moments, then tf.nn.batch_normalization
+    mean, var = tf.nn.moments(x, axes=axes, keepdims=True)
+    shape = [x.shape[i] if i in axes else 1 for i in range(min(axes), len(x.shape))]
+    scale = None if weight is None else tf.reshape(weight, shape)
+    offset = None if bias is None else tf.reshape(bias, shape)
+    return tf.nn.batch_normalization(x, mean, var, offset, scale, eps)
+
+
+def random_uniform(key, shape, low, high, dtype):
+    u = tf.random.stateless_uniform(shape, seed=tf.stack([key, 0]), minval=low, maxval=high,
+                                    dtype=dtype)
+    # low + (high - low) * u can round up to high; keep [low, high)
+    np_dtype = dtype.as_numpy_dtype
+    top = np.nextafter(np.asarray(high, np_dtype), np.asarray(low, np_dtype))
+    return tf.minimum(u, tf.constant(top, dtype))

@@ -1,0 +1,197 @@
+"""TensorFlow helpers for convolution, pooling and resampling layers.
+
+Like `tensorflow_kernels.py`, the source of each helper a program uses is copied into
+the generated code (only `tf`, `np` and each other). TF's CPU kernels take
+channels-last data only, so channels-first inputs are transposed in and out; padding
+is explicit (`tf.pad`, then "VALID"), and the static index math (pool divisors,
+resampling indices) is NumPy evaluated once at trace time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+__all__ = ["adaptive_avg_pool", "along_axis", "avg_pool", "conv", "conv_transpose",
+           "interpolate", "max_pool", "pad_spatial", "pool_out_dim", "pool_pads",
+           "restore_layout", "subsample", "to_channels_last", "upsample_zeros"]
+
+
+def to_channels_last(x, layout):
+    # (N, C, *S) -> (N, *S, C); channels-last input passes through
+    rank = len(x.shape)
+    return x if layout == "channels_last" else tf.transpose(x, [0, *range(2, rank), 1])
+
+
+def restore_layout(y, layout):
+    # undo to_channels_last on a result
+    rank = len(y.shape)
+    return y if layout == "channels_last" else tf.transpose(y, [0, rank - 1, *range(1, rank - 1)])
+
+
+def pad_spatial(x, pairs, value=0):
+    # explicit (lo, hi) padding of the spatial axes of a channels-last tensor
+    if not any(lo or hi for lo, hi in pairs):
+        return x
+    return tf.pad(x, [[0, 0], *[[lo, hi] for lo, hi in pairs], [0, 0]], constant_values=value)
+
+
+def subsample(y, steps, outs):
+    # keep every step-th window start of a dense (stride-1) result, and `outs` of them
+    return y[(slice(None), *[slice(0, (o - 1) * s + 1, s) for o, s in zip(outs, steps)],
+              slice(None))]
+
+
+def pool_out_dim(d, k, s, lo, hi, dil, ceil_mode):
+    # the output length rule of the `pool`/`conv` inference (PyTorch's ceil_mode rule)
+    span = d + lo + hi - dil * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= d + lo:
+        out -= 1
+    return out
+
+
+def pool_pads(sizes, kernel, strides, padding, dilations, ceil_mode):
+    # output lengths, and (lo, hi) pads that give every output window its full extent
+    outs, pairs = [], []
+    for i, (d, k, s, dl) in enumerate(zip(sizes, kernel, strides, dilations)):
+        lo, hi = padding[2 * i], padding[2 * i + 1]
+        o = pool_out_dim(d, k, s, lo, hi, dl, ceil_mode)
+        outs.append(o)
+        pairs.append((lo, max(hi, (o - 1) * s + dl * (k - 1) + 1 - d - lo)))
+    return outs, pairs
+
+
+def conv(x, w, b, strides, padding, dilations, groups, layout):
+    n = len(strides)
+    x = to_channels_last(x, layout)
+    if layout == "channels_first":  # (O, I/g, *K) -> (*K, I/g, O)
+        w = tf.transpose(w, [*range(2, n + 2), 1, 0])
+    x = pad_spatial(x, [(padding[2 * i], padding[2 * i + 1]) for i in range(n)])
+    dilated = any(dl > 1 for dl in dilations)
+    y = tf.nn.convolution(x, w, strides=1 if dilated else strides, padding="VALID",
+                          dilations=dilations)
+    if dilated:
+        outs = [(d - dl * (k - 1) - 1) // s + 1 for d, k, s, dl in
+                zip(x.shape[1:-1], w.shape[:n], strides, dilations)]
+        y = subsample(y, strides, outs)
+    if b is not None:
+        y = tf.nn.bias_add(y, b)
+    return restore_layout(y, layout)
+
+
+def upsample_zeros(x, strides):
+    # insert s - 1 zeros between neighbours along each spatial axis (channels last)
+    for i, s in enumerate(strides):
+        if s > 1:
+            shape, axis = list(x.shape), i + 1
+            pads = [[0, 0]] * (len(shape) + 1)
+            pads[axis + 1] = [0, s - 1]
+            grown = tf.pad(tf.expand_dims(x, axis + 1), pads)
+            x = tf.reshape(grown, shape[:axis] + [shape[axis] * s] + shape[axis + 1:])
+            x = x[(slice(None),) * axis + (slice(0, (shape[axis] - 1) * s + 1),)]
+    return x
+
+
+def conv_transpose(x, w, b, strides, padding, output_padding, dilations, groups, layout):
+    # a stride-1 conv of the zero-upsampled input with the flipped, in/out-swapped weight
+    # (tf.nn.conv_transpose has no groups, and its CPU kernel rejects dilations)
+    n = len(strides)
+    x = to_channels_last(x, layout)
+    if layout == "channels_first":  # (I, O/g, *K) -> (*K, O/g, I)
+        w = tf.transpose(w, [*range(2, n + 2), 1, 0])
+    kernel, og, cin = list(w.shape[:n]), w.shape[n], w.shape[n + 1]
+    w = tf.reshape(w, kernel + [og, groups, cin // groups])
+    w = tf.transpose(w, [*range(n), n + 2, n + 1, n])  # (*K, I/g, g, O/g)
+    w = tf.reverse(tf.reshape(w, kernel + [cin // groups, groups * og]), list(range(n)))
+    up = upsample_zeros(x, strides)
+    pairs, crop = [], []
+    for i, (k, dl, op) in enumerate(zip(kernel, dilations, output_padding)):
+        lo = dl * (k - 1) - padding[2 * i]
+        hi = dl * (k - 1) - padding[2 * i + 1] + op
+        pairs.append((max(lo, 0), max(hi, 0)))
+        crop.append(slice(max(-lo, 0), up.shape[1 + i] - max(-hi, 0)))
+    up = up[(slice(None), *crop, slice(None))]
+    pads = [p for pair in pairs for p in pair]
+    y = conv(up, w, b, (1,) * n, pads, dilations, groups, "channels_last")
+    return restore_layout(y, layout)
+
+
+def max_pool(x, kernel, strides, padding, dilations, ceil_mode, layout):
+    n = len(kernel)
+    dilations = dilations or (1,) * n
+    x = to_channels_last(x, layout)
+    outs, pairs = pool_pads(x.shape[1:-1], kernel, strides, padding, dilations, ceil_mode)
+    low = -np.inf if x.dtype.is_floating else x.dtype.min
+    xp = pad_spatial(x, pairs, low)
+    # tf.nn.pool refuses strides with dilations or beyond the window: pool densely then
+    dense = any(dl > 1 or s > k for dl, s, k in zip(dilations, strides, kernel))
+    y = tf.nn.pool(xp, kernel, "MAX", strides=None if dense else strides, padding="VALID",
+                   dilations=dilations)
+    y = subsample(y, strides if dense else (1,) * n, outs)
+    return restore_layout(y, layout)
+
+
+def avg_pool(x, kernel, strides, padding, ceil_mode, count_include_pad, layout):
+    # TF divides by the window size; the op divides by the window cells inside the
+    # padded input (count_include_pad) or the input, a static factor per output cell
+    n = len(kernel)
+    x = to_channels_last(x, layout)
+    sizes = x.shape[1:-1]
+    outs, pairs = pool_pads(sizes, kernel, strides, padding, (1,) * n, ceil_mode)
+    y = tf.nn.avg_pool(pad_spatial(x, pairs), kernel, strides, "VALID")
+    y = subsample(y, (1,) * n, outs)
+    factor = np.ones((), np.float64)
+    for i, (d, k, s, o) in enumerate(zip(sizes, kernel, strides, outs)):
+        lo, hi = (padding[2 * i], padding[2 * i + 1]) if count_include_pad else (0, 0)
+        pos = np.arange(o)[:, None] * s + np.arange(k)[None, :] - padding[2 * i]
+        count = ((pos >= -lo) & (pos < d + hi)).sum(axis=1)
+        factor = np.multiply.outer(factor, k / count)
+    y = y * tf.constant(factor[None, ..., None], y.dtype)
+    return restore_layout(y, layout)
+
+
+def along_axis(x, m, axis):
+    # contract `axis` of x with the static matrix m (out, in), keeping the axis in place
+    rank = len(x.shape)
+    y = tf.tensordot(x, tf.constant(m.T, x.dtype), axes=[[axis], [0]])
+    return tf.transpose(y, [*range(axis), rank - 1, *range(axis, rank - 1)])
+
+
+def adaptive_avg_pool(x, output_size, layout):
+    # one averaging matrix per spatial axis: rows average [floor(i*d/o), ceil((i+1)*d/o))
+    first = 2 if layout == "channels_first" else 1
+    for i, o in enumerate(output_size):
+        d = x.shape[first + i]
+        j = np.arange(o)
+        start, end = (j * d) // o, -((-(j + 1) * d) // o)
+        cols = np.arange(d)
+        inside = (cols >= start[:, None]) & (cols < end[:, None])
+        x = along_axis(x, inside / (end - start)[:, None], first + i)
+    return x
+
+
+def interpolate(x, size, mode, align_corners, layout):
+    # separable per-axis resampling with PyTorch's source-index rules, in its float precision
+    first = 2 if layout == "channels_first" else 1
+    ft = x.dtype.as_numpy_dtype
+    for i, o in enumerate(size):
+        axis = first + i
+        d = x.shape[axis]
+        if mode == "nearest":
+            wide = np.float64 if ft == np.float64 else np.float32
+            # torch floors in float32 (floorf) even when it multiplies in float64
+            src = np.floor((np.arange(o, dtype=wide) * (wide(d) / wide(o))).astype(np.float32))
+            x = tf.gather(x, np.minimum(src.astype(np.int64), d - 1), axis=axis)
+            continue
+        dst = np.arange(o, dtype=ft)
+        if align_corners:
+            src = dst * ft((d - 1) / (o - 1) if o > 1 else 0.0)
+        else:
+            src = np.maximum((dst + ft(0.5)) * ft(d / o) - 0.5, 0)
+        i0 = np.minimum(np.floor(src).astype(np.int64), d - 1)
+        i1 = np.minimum(i0 + 1, d - 1)
+        shape = [o if a == axis else 1 for a in range(len(x.shape))]
+        lam = tf.constant((src - i0).astype(ft).reshape(shape), x.dtype)
+        x = tf.gather(x, i0, axis=axis) * (1 - lam) + tf.gather(x, i1, axis=axis) * lam
+    return x

@@ -1,0 +1,157 @@
+"""Torch kernels for ops that take more than one torch call.
+
+The emitter copies the source of each kernel a program uses into the generated code,
+so these functions may only use `torch`, `F` (torch.nn.functional) and each other.
+Layer kernels work channels-first, as torch does; channels-last operands are moved in
+and out with `movedim`/`permute`.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+__all__ = [
+    "avg_pool", "channels_first", "channels_restore", "conv", "conv_transpose",
+    "eye", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
+    "torch_pads", "vector_norm",
+]
+
+
+def eye(n_rows, n_cols, k, dtype, device):
+    # torch.eye has no diagonal offset
+    rows = torch.arange(n_rows, device=device)[:, None]
+    return (torch.arange(n_cols, device=device) - rows == k).to(dtype)
+
+
+def prod(x, axes, keepdims, dtype):
+    # torch.prod reduces one dim at a time; int32 would promote to int64 without dtype=
+    for a in sorted(axes, reverse=True):
+        x = torch.prod(x, dim=a, keepdim=keepdims, dtype=dtype)
+    return x
+
+
+def vector_norm(x, ord, axes, keepdims):
+    # torch refuses the inf norms of an empty tensor; NumPy's kernel gives 0 and inf
+    if x.numel() == 0 and ord in (float("inf"), float("-inf")):
+        shape = [1 if i in axes else d for i, d in enumerate(x.shape)
+                 if keepdims or i not in axes]
+        return torch.full(shape, 0.0 if ord > 0 else ord, dtype=x.dtype, device=x.device)
+    return torch.linalg.vector_norm(x, ord, dim=axes, keepdim=keepdims)
+
+
+def pad_index(x, pad_width, mode):
+    # reflect/edge padding of any rank and dtype by gathering rows (F.pad limits both)
+    for axis in range(x.dim()):
+        lo, hi = pad_width[2 * axis], pad_width[2 * axis + 1]
+        if lo or hi:
+            n = x.shape[axis]
+            idx = torch.arange(-lo, n + hi, device=x.device)
+            if mode == "reflect":
+                idx = (n - 1) - ((n - 1) - idx.abs()).abs()
+            else:
+                idx = idx.clamp(0, n - 1)
+            x = x.index_select(axis, idx)
+    return x
+
+
+def torch_pads(padding):
+    # (lo0, hi0, lo1, hi1, ...) -> F.pad's order, last dim first
+    n = len(padding) // 2
+    return [p for i in reversed(range(n)) for p in (padding[2 * i], padding[2 * i + 1])]
+
+
+def channels_first(x, layout):
+    return x if layout == "channels_first" else torch.movedim(x, -1, 1)
+
+
+def channels_restore(y, layout):
+    return y if layout == "channels_first" else torch.movedim(y, 1, -1)
+
+
+def conv(x, weight, bias, strides, padding, dilations, groups, layout):
+    n = x.dim() - 2
+    x = channels_first(x, layout)
+    if layout != "channels_first":  # (*K, I/g, O) -> (O, I/g, *K)
+        weight = weight.permute(n + 1, n, *range(n))
+    lo, hi = padding[0::2], padding[1::2]
+    if lo != hi:  # torch pads symmetrically; pad the difference first
+        x = F.pad(x, torch_pads(padding))
+        lo = [0] * n
+    fn = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
+    y = fn(x, weight, bias, stride=strides, padding=lo, dilation=dilations, groups=groups)
+    return channels_restore(y, layout)
+
+
+def conv_transpose(x, weight, bias, strides, padding, output_padding, dilations, groups,
+                   layout):
+    n = x.dim() - 2
+    x = channels_first(x, layout)
+    if layout != "channels_first":  # (*K, O/g, I) -> (I, O/g, *K)
+        weight = weight.permute(n + 1, n, *range(n))
+    lo, hi = padding[0::2], padding[1::2]
+    common = [min(a, b) for a, b in zip(lo, hi)]
+    fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+    y = fn(x, weight, bias, stride=strides, padding=common, output_padding=output_padding,
+           groups=groups, dilation=dilations)
+    if lo != hi:  # torch crops symmetrically; crop the rest of each side
+        y = y[(slice(None), slice(None)) + tuple(
+            slice(a - c, y.shape[2 + i] - (b - c)) for i, (a, b, c) in
+            enumerate(zip(lo, hi, common)))]
+    return channels_restore(y, layout)
+
+
+def max_pool(x, kernel, strides, padding, dilations, out_size, layout):
+    # asymmetric padding: pad with the dtype's lowest value up to the last window
+    # (torch's ceil_mode counts from the padded size), then pool unpadded
+    n = len(kernel)
+    x = channels_first(x, layout)
+    low = float("-inf") if x.is_floating_point() else torch.iinfo(x.dtype).min
+    pads = []
+    for i in range(n):
+        lo = padding[2 * i]
+        need = (out_size[i] - 1) * strides[i] + dilations[i] * (kernel[i] - 1) + 1
+        pads.append((lo, max(padding[2 * i + 1], need - x.shape[2 + i] - lo)))
+    x = F.pad(x, [p for i in reversed(range(n)) for p in pads[i]], value=low)
+    if n == 1 and not x.is_floating_point():  # max_pool1d has no integer kernel
+        y = F.max_pool2d(x.unsqueeze(-2), (1, kernel[0]), (1, strides[0]), 0,
+                         (1, dilations[0])).squeeze(-2)
+    else:
+        fn = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[n - 1]
+        y = fn(x, kernel, strides, 0, dilations)
+    y = y[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_size)]
+    return channels_restore(y, layout)
+
+
+def avg_pool(x, kernel, strides, padding, count_include_pad, out_size, layout):
+    # asymmetric padding: zero-pad so every window is whole, then divide the window means
+    # of the values by those of a mask of the cells the divisor counts
+    n = len(kernel)
+    x = channels_first(x, layout)
+    whole, extra = [], []
+    for i in range(n):
+        lo, hi = padding[2 * i], padding[2 * i + 1]
+        need = (out_size[i] - 1) * strides[i] + kernel[i] - x.shape[2 + i] - lo
+        whole += [lo, max(hi, need)]
+        extra += [0, max(hi, need) - hi]
+    mask = torch.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype, device=x.device)
+    if count_include_pad:
+        mask = F.pad(F.pad(mask, torch_pads(padding), value=1.0), torch_pads(extra))
+    else:
+        mask = F.pad(mask, torch_pads(whole))
+    fn = (F.avg_pool1d, F.avg_pool2d, F.avg_pool3d)[n - 1]
+    y = fn(F.pad(x, torch_pads(whole)), kernel, strides) / fn(mask, kernel, strides)
+    y = y[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_size)]
+    return channels_restore(y, layout)
+
+
+def random_uniform(key, shape, low, high, top, dtype):
+    # `top` is the largest value below `high`: rounding the scaled draw may reach `high`
+    g = torch.Generator(device=key.device).manual_seed(int(key))
+    u = torch.rand(shape, generator=g, dtype=dtype, device=key.device)
+    return (u * (high - low) + low).clamp(max=top)
+
+
+def random_normal(key, shape, mean, std, dtype):
+    g = torch.Generator(device=key.device).manual_seed(int(key))
+    return torch.randn(shape, generator=g, dtype=dtype, device=key.device) * std + mean
