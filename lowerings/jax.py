@@ -5,10 +5,17 @@ JAX computes in 32 bits unless `jax_enable_x64` is set; ivy IR has explicit dtyp
 using this target turns x64 on (generated code spells every dtype, and the results
 then have exactly the IR's dtypes). Parameters are a flat dict of arrays keyed by
 dotted name (a pytree): `jax.grad(lambda p: loss(c.apply(p, x)))(c.params)` works.
+
+This module holds the rules of the array ops; `jax_nn.py` those of layers, activations
+and random ops, and `jax_kernels.py` the few helpers that take more than one call.
+XLA flushes subnormal floats to zero (on CPU too), so ops on subnormal inputs may
+differ from NumPy's results (jax-ml/jax#16200).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -17,9 +24,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ivy_ir.dialect import TensorSpec, dtype_name
-from ivy_ir.dialect.types import numpy_dtype
+from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
-from .emitter import Rule, Target
+from . import jax_kernels as K
+from .emitter import OpContext, Rule, Target, literal
+from .jax_nn import NN_RULES, out_dtype
 from .runtime import Runtime
 
 jax.config.update("jax_enable_x64", True)
@@ -49,11 +58,185 @@ BINARY = {
     "bitwise_right_shift": "jnp.right_shift",
 }
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
+              "inf": "jnp.inf", "-inf": "-jnp.inf"}
+
+
+def _reduce(fn: str, extra: str = "") -> str:
+    return f"{fn}({{x}}, axis={{axis}}, keepdims={{keepdims}}{extra})"
+
+
+def _linspace(c: OpContext) -> str:
+    # an integer dtype truncates the float64 points (as NumPy's astype), it does not floor
+    call = f"jnp.linspace({c.lit('start')}, {c.lit('stop')}, {c.lit('num')}, " \
+        f"endpoint={c.lit('endpoint')}"
+    if c.attrs["dtype"] in FLOATS:
+        return f"{call}, dtype={c.lit('dtype')})"
+    return f"{call}, dtype=jnp.float64).astype({c.lit('dtype')})"
+
+
+def _clip(c: OpContext) -> str:
+    # jnp.clip promotes an integer x to float with float bounds; cast back
+    call = f"jnp.clip({c.args['x']}, min={c.lit('min')}, max={c.lit('max')})"
+    return call if c.out.dtype in FLOATS else f"{call}.astype({out_dtype(c)})"
+
+
+def _solve(c: OpContext) -> str:
+    # b of rank 1 is one right-hand side (a column), batched or not
+    a, b = c.args["a"], c.args["b"]
+    if c.in_types["b"].rank == 1:
+        return f"jnp.linalg.solve({a}, {b}[:, None])[..., 0]"
+    return f"jnp.linalg.solve({a}, {b})"
+
+
+def _split(c: OpContext) -> str:
+    cuts = list(itertools.accumulate(c.attrs["sizes"]))[:-1]
+    return f"jnp.split({c.args['x']}, {cuts}, axis={c.lit('axis')})"
+
+
+def _roll(c: OpContext) -> str:
+    x, axis = c.args["x"], c.attrs["axis"]
+    if axis == ():
+        return x
+    if axis is None:
+        return f"jnp.roll({x}, {c.attrs['shift'][0]})"
+    return f"jnp.roll({x}, {c.lit('shift')}, axis={c.lit('axis')})"
+
+
+def _pad(c: OpContext) -> str:
+    pw = c.attrs["pad_width"]
+    if not pw:
+        return c.args["x"]
+    pairs = literal(tuple(zip(pw[::2], pw[1::2])))
+    extra = f", constant_values={c.lit('value')}" if c.attrs["mode"] == "constant" else ""
+    return f"jnp.pad({c.args['x']}, {pairs}, mode={c.lit('mode')}{extra})"
+
+
+def _bound(v: int) -> str:
+    return "" if v in (INT64_MIN, INT64_MAX) else str(v)
+
+
+def _slice(c: OpContext) -> str:
+    # INT64_MIN/INT64_MAX mean an open end; the rest is Python slice semantics
+    a = c.attrs
+    parts = [f"{_bound(b)}:{_bound(e)}" + ("" if s == 1 else f":{s}")
+             for b, e, s in zip(a["start"], a["stop"], a["step"])]
+    return f"{c.args['x']}[{', '.join(parts)}]" if parts else c.args["x"]
+
+
+def _take(x: str, axis_attr: str | None) -> Rule:
+    """jnp.take of `x` along `axis_attr` (axis 0 when None) with the `indices` operand."""
+    def rule(c: OpContext) -> str:
+        axis = c.attrs[axis_attr] if axis_attr else 0
+        if c.in_types[x].shape[axis] == 0:
+            # jnp.take returns an empty-axis x itself, whatever the shape of the indices
+            return f"jnp.zeros({literal(c.out.shape)}, {out_dtype(c)})"
+        return f"jnp.take({c.args[x]}, {c.args['indices']}, axis={axis})"
+    return rule
+
+
+def _nd_index(c: OpContext) -> str:
+    # (..., k) index rows -> k index arrays, one per leading dim of x
+    return f"tuple(jnp.moveaxis({c.args['indices']}, -1, 0))"
+
+
+def _gather_nd(c: OpContext) -> str:
+    if c.in_types["indices"].shape[-1] == 0:  # no index columns: every row is all of x
+        return f"jnp.broadcast_to({c.args['x']}, {literal(c.out.shape)})"
+    return f"{c.args['x']}[{_nd_index(c)}]"
+
+
+def _scatter(method: str) -> Rule:
+    def rule(c: OpContext) -> str:
+        x, upd = c.args["x"], c.args["updates"]
+        if c.in_types["indices"].shape[-1] == 0:  # every row updates all of x
+            rows = f"{upd}.reshape({literal((-1, *c.out.shape))})"
+            if method == "add":
+                return f"{x} + jnp.sum({rows}, axis=0, dtype={out_dtype(c)})"
+            return f"{rows}[-1]" if math.prod(c.in_types["indices"].shape) else x
+        return f"{x}.at[{_nd_index(c)}].{method}({upd})"
+    return rule
+
+
 JAX_RULES: dict[str, Rule] = {
     **{k: f"{v}({{x}})" for k, v in UNARY.items()},
     **{k: f"{v}({{x}}, {{y}})" for k, v in BINARY.items()},
+    "astype": "{x}.astype({dtype})",
+    "broadcast_to": "jnp.broadcast_to({x}, {shape})",
+    "where": "jnp.where({condition}, {x}, {y})",
+    "clip": _clip,
+    # creation
+    "arange": "jnp.arange({start}, {stop}, {step}).astype({dtype})",
+    "full": "jnp.full({shape}, {fill_value}, dtype={dtype})",
+    "zeros": "jnp.zeros({shape}, dtype={dtype})",
+    "ones": "jnp.ones({shape}, dtype={dtype})",
+    "eye": "jnp.eye({n_rows}, {n_cols}, k={k}, dtype={dtype})",
+    "linspace": _linspace,
+    "tril": "jnp.tril({x}, k={k})",
+    "triu": "jnp.triu({x}, k={k})",
+    "one_hot": "jax.nn.one_hot({indices}, {depth}, dtype={dtype}, axis={axis})",
+    "zeros_like": "jnp.zeros_like({x}, dtype={out_dtype})",
+    "ones_like": "jnp.ones_like({x}, dtype={out_dtype})",
+    "full_like": "jnp.full_like({x}, {fill_value}, dtype={out_dtype})",
+    # reductions and scans (jnp sums int32 in int64 unless told the dtype)
+    "sum": _reduce("jnp.sum", ", dtype={out_dtype}"),
+    "prod": _reduce("jnp.prod", ", dtype={out_dtype}"),
+    "mean": _reduce("jnp.mean"),
+    "var": _reduce("jnp.var", ", correction={correction}"),
+    "std": _reduce("jnp.std", ", correction={correction}"),
+    "min": _reduce("jnp.min"),
+    "max": _reduce("jnp.max"),
+    "all": _reduce("jnp.all"),
+    "any": _reduce("jnp.any"),
+    "argmax": "jnp.argmax({x}, axis={axis}, keepdims={keepdims})",
+    "argmin": "jnp.argmin({x}, axis={axis}, keepdims={keepdims})",
+    "cumsum": "jnp.cumsum({x}, axis={axis}, dtype={out_dtype})",
+    "cumprod": "jnp.cumprod({x}, axis={axis}, dtype={out_dtype})",
+    "logsumexp": "jax.nn.logsumexp({x}, axis={axis}, keepdims={keepdims})",
+    # shape manipulation
+    "reshape": "jnp.reshape({x}, {out_shape})",
+    "permute_dims": "jnp.transpose({x}, {axes})",
+    "expand_dims": "jnp.expand_dims({x}, {axis})",
+    "squeeze": "jnp.squeeze({x}, {axis})",
+    "concat": "jnp.concatenate({xs}, axis={axis})",
+    "stack": "jnp.stack({xs}, axis={axis})",
+    "split": _split,
+    "flip": "jnp.flip({x}, axis={axis})",
+    "roll": _roll,
+    "tile": "jnp.tile({x}, {reps})",
+    "repeat": "jnp.repeat({x}, {repeats}, axis={axis})",
+    "pad": _pad,
+    "slice": _slice,
+    # linear algebra
+    "matmul": "jnp.matmul({x}, {y})",
+    "tensordot": "jnp.tensordot({x}, {y}, axes=({axes_x}, {axes_y}))",
+    "vecdot": "jnp.vecdot({x}, {y}, axis={axis})",
+    "einsum": "jnp.einsum({equation}, *{xs})",
+    "outer": "jnp.outer({x}, {y})",
+    "diagonal": "jnp.diagonal({x}, {offset}, {axis1}, {axis2})",
+    "vector_norm": "jnp.linalg.vector_norm({x}, axis={axis}, keepdims={keepdims}, ord={ord})",
+    "matrix_norm": lambda c: f"jnp.linalg.matrix_norm({c.args['x']}, "
+                             f"ord={MATRIX_ORD[c.attrs['ord']]}, keepdims={c.lit('keepdims')})",
+    "cholesky": "jnp.linalg.cholesky({x}, upper={upper})",
+    "inv": "jnp.linalg.inv({x})",
+    "det": "jnp.linalg.det({x})",
+    "solve": _solve,
+    "qr": "jnp.linalg.qr({x}, mode={mode})",
+    "svd": "jnp.linalg.svd({x}, full_matrices={full_matrices})",
+    "eigh": "jnp.linalg.eigh({x})",
+    # indexing and sorting
+    "take": _take("x", "axis"),
+    "embedding": _take("weight", None),
+    "take_along_axis": "jnp.take_along_axis({x}, {indices}, axis={axis})",
+    "gather_nd": _gather_nd,
+    "scatter_nd": _scatter("set"),
+    "scatter_add": _scatter("add"),
+    "sort": "jnp.sort({x}, axis={axis}, descending={descending})",
+    "argsort": "jnp.argsort({x}, axis={axis}, descending={descending})",
+    "top_k": "top_k({x}, {k}, {axis}, {largest})",
+    **NN_RULES,
 }
-
 
 def _dtype(name: str) -> str:
     return f"jnp.{name}"
@@ -82,5 +265,7 @@ class JaxRuntime(Runtime):
 
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, array="jnp.asarray",
-                imports="import jax\nimport jax.numpy as jnp\nfrom jax import lax\n")
+                helpers={name: getattr(K, name) for name in K.__all__},
+                imports="import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+                        "from jax import lax\n")
 RUNTIME = JaxRuntime()

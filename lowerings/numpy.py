@@ -200,7 +200,9 @@ HELPERS = {name: getattr(mod, name) for mod in (K, NN) for name in mod.__all__}
 
 
 def _dtype(name: str) -> str:
-    return "bfloat16" if name == "bfloat16" else f"np.{numpy_dtype(name).name}"
+    # NumPy knows bfloat16 by name once ml_dtypes is imported, which numpy_dtype does
+    dtype = numpy_dtype(name)
+    return 'np.dtype("bfloat16")' if name == "bfloat16" else f"np.{dtype.name}"
 
 
 TARGET = Target(name="numpy", rules=NUMPY_RULES, helpers=HELPERS, scalar="np.asarray({})",

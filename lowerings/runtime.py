@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ivy_ir.dialect import TensorSpec, dtype_name
+from ivy_ir.dialect.types import numpy_dtype
 
 
 class Runtime:
@@ -40,7 +41,7 @@ class Runtime:
 
     def native_dtype(self, name: str) -> Any:
         """What `.dtype` of a native input equals for the IR dtype `name`."""
-        return np.dtype(name)
+        return numpy_dtype(name)
 
     def to_native(self, value: Any) -> Any:
         """Convert a non-native input (NumPy array, scalar, list) at the boundary."""

@@ -210,9 +210,19 @@ def _slice(c: OpContext) -> str:
     return f"{c.args['x']}[{', '.join(parts)}]" if parts else f"tf.identity({c.args['x']})"
 
 
+def _gather_nd(c: OpContext) -> str:
+    # TF's gradient of gather_nd fails for one index (rank-1 indices): gather a batch of
+    # one and take it
+    x, idx = c.args["x"], c.args["indices"]
+    if c.in_types["indices"].rank == 1:
+        return f"tf.gather_nd({x}, {idx}[None])[0]"
+    return f"tf.gather_nd({x}, {idx})"
+
+
 def _sort(c: OpContext) -> str:
-    if c.in_types["x"].rank == 0:
-        return f"tf.identity({c.args['x']})"
+    x = c.in_types["x"]
+    if x.rank == 0 or (0 in x.shape and c.op.SPEC.name == "sort"):
+        return f"tf.identity({c.args['x']})"  # (TF's sort gradient fails on no elements)
     direction = "'DESCENDING'" if c.attrs["descending"] else "'ASCENDING'"
     if c.op.SPEC.name == "sort":
         return f"tf.sort({c.args['x']}, axis={c.lit('axis')}, direction={direction})"
@@ -353,9 +363,11 @@ TF_RULES: dict[str, Rule] = {
     "svd": "svd({x}, {full_matrices})",
     "eigh": "tf.linalg.eigh({x})",
     # indexing and sorting
-    "take": "tf.gather({x}, {indices}, axis={axis})",
+    # an empty result is zeros: TF's gather gradient fails on empty operands
+    "take": lambda c: f"tf.zeros({literal(c.out.shape)}, {c.target.dtype(c.out.dtype)})"
+    if 0 in c.out.shape else "tf.gather({x}, {indices}, axis={axis})".format(**c.fields()),
     "take_along_axis": "take_along_axis({x}, {indices}, {axis}, {out_shape})",
-    "gather_nd": "tf.gather_nd({x}, {indices})",
+    "gather_nd": _gather_nd,
     "scatter_nd": "tf.tensor_scatter_nd_update({x}, {indices}, {updates})",
     "scatter_add": "tf.tensor_scatter_nd_add({x}, {indices}, {updates})",
     "sort": _sort,

@@ -122,12 +122,16 @@ def take_along_axis(x, indices, axis, out_shape):
 def top_k(x, k, axis, largest):
     # tf.math.top_k takes the largest along the last axis (ties: lower index first);
     # the smallest are the largest of an order-reversed copy
+    if k == 0:  # no values to pick (TF's top_k gradient fails on k=0)
+        none = tf.gather(x, tf.zeros([0], tf.int32), axis=axis)
+        return none, tf.zeros(none.shape, tf.int64)
     perm, back = move_last(len(x.shape), axis % len(x.shape))
     xt = tf.transpose(x, perm)
     flip = tf.math.negative if x.dtype.is_floating else tf.bitwise.invert
-    values, indices = tf.math.top_k(xt if largest else flip(xt), k, index_type=tf.int64)
+    # int32 indices: TF's top_k gradient breaks on int64 ones
+    values, indices = tf.math.top_k(xt if largest else flip(xt), k, index_type=tf.int32)
     values = values if largest else flip(values)
-    return tf.transpose(values, back), tf.transpose(indices, back)
+    return tf.transpose(values, back), tf.cast(tf.transpose(indices, back), tf.int64)
 
 
 def layer_norm(x, weight, bias, axes, eps):

@@ -69,8 +69,14 @@ def conv(x, w, b, strides, padding, dilations, groups, layout):
         w = tf.transpose(w, [*range(2, n + 2), 1, 0])
     x = pad_spatial(x, [(padding[2 * i], padding[2 * i + 1]) for i in range(n)])
     dilated = any(dl > 1 for dl in dilations)
-    y = tf.nn.convolution(x, w, strides=1 if dilated else strides, padding="VALID",
-                          dilations=dilations)
+    step = 1 if dilated else strides
+    if groups == 1:
+        y = tf.nn.convolution(x, w, strides=step, padding="VALID", dilations=dilations)
+    else:  # one conv per group: TF's CPU gradient of a grouped conv is broken
+        y = tf.concat([tf.nn.convolution(xg, wg, strides=step, padding="VALID",
+                                         dilations=dilations)
+                       for xg, wg in zip(tf.split(x, groups, axis=-1),
+                                         tf.split(w, groups, axis=-1))], axis=-1)
     if dilated:
         outs = [(d - dl * (k - 1) - 1) // s + 1 for d, k, s, dl in
                 zip(x.shape[1:-1], w.shape[:n], strides, dilations)]

@@ -121,6 +121,12 @@ def _trailing(c: OpContext, call: Callable[[str, str], str]) -> str:
     return f"torch.movedim({moved}, {literal(tail)}, {literal(axes)})"
 
 
+def _hard_sigmoid(c: OpContext) -> str:
+    # F.hardsigmoid's backward scales by a float32 1/6, too coarse for float64 data
+    x = c.args["x"]
+    return f"F.relu6({x} + 3) / 6" if c.out.dtype == "float64" else f"F.hardsigmoid({x})"
+
+
 def _batch_norm(c: OpContext) -> str:
     axis = c.attrs["axis"] % c.in_types["x"].rank
     f = c.fields()
@@ -147,7 +153,8 @@ def _group_norm(c: OpContext) -> str:
         return "F.group_norm({x}, {num_groups}, {weight}, {bias}, eps={eps})".format(
             **c.fields())
     # groups of one value normalise to 0 (F.group_norm refuses them as in training)
-    zeros = f"torch.zeros_like({c.args['x']})"
+    # (x - x, not zeros_like: the result stays connected to x for autograd)
+    zeros = f"({c.args['x']} - {c.args['x']})"
     return zeros if c.in_types["bias"] is None else \
         f"{zeros} + {bias}.reshape({literal((-1,) + (1,) * (x.rank - 2))})"
 
@@ -195,7 +202,7 @@ NN_RULES: dict[str, Rule] = {
     "gelu": "F.gelu({x}, approximate={approximate})",
     "silu": "F.silu({x})",
     "sigmoid": "torch.sigmoid({x})",
-    "hard_sigmoid": "F.hardsigmoid({x})",
+    "hard_sigmoid": _hard_sigmoid,
     "hardswish": "F.hardswish({x})",
     "mish": "F.mish({x})",
     "softplus": "F.softplus({x}, beta={beta}, threshold={threshold})",

@@ -14,9 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 from differential import (
+    FLUSHES_SUBNORMALS,
     as_list,
     check_against_reference,
     compile_op,
+    flush_subnormals,
     run_compiled,
     unsupported_dtypes,
 )
@@ -40,6 +42,8 @@ SETTINGS = settings(max_examples=int(os.environ.get("IVY_TARGET_EXAMPLES", "4"))
 @given(data=st.data())
 def test_op_on_target(target: str, name: str, data: Any) -> None:
     operands, attrs = CASES[name].draw(data)
+    if target in FLUSHES_SUBNORMALS:
+        operands = flush_subnormals(operands)
     gaps = unsupported_dtypes(name, operands, target)
     if gaps:
         with pytest.raises(LoweringError, match=rf"{target} target cannot run.*ivy\.{name} in"):

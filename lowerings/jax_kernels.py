@@ -1,0 +1,89 @@
+"""JAX helpers for ops that need more than one `jax.numpy`/`jax.lax` call.
+
+The emitter copies the source of each helper a program uses into the generated code,
+so these functions may only use `jax`, `jnp`, `lax`, `np` and each other. Index and
+weight arithmetic on static shapes runs in NumPy at trace time; only the data path is
+traced. Resampling kernels work channels-first internally, like `numpy_nn_kernels.py`.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+__all__ = ["adaptive_avg_pool", "dilated_max_pool", "grouped_transpose_kernel", "interpolate",
+           "top_k"]
+
+
+def top_k(x, k, axis, largest):
+    # lax.top_k ranks ties by index; the k smallest are the k largest of an order-reversed
+    # key (-x for floats, ~x for integers, which cannot overflow)
+    key = x if largest else -x if jnp.issubdtype(x.dtype, jnp.floating) else ~x
+    _, indices = lax.top_k(key, k, axis=axis)
+    return jnp.take_along_axis(x, indices, axis), indices.astype(jnp.int64)
+
+
+def grouped_transpose_kernel(w, groups, layout):
+    # conv_transpose weight (I, O/g, *K) or (*K, O/g, I) -> the flipped forward-conv kernel
+    # (O, I/g, *K) or (*K, I/g, O) whose grouped conv of the dilated input is the transpose
+    n = w.ndim - 2
+    if layout == "channels_first":
+        cin, og, kernel = w.shape[0], w.shape[1], w.shape[2:]
+        w = w.reshape((groups, cin // groups, og) + kernel).swapaxes(1, 2)
+        return jnp.flip(w.reshape((groups * og, cin // groups) + kernel), tuple(range(2, 2 + n)))
+    kernel, og, cin = w.shape[:n], w.shape[n], w.shape[n + 1]
+    w = jnp.transpose(w.reshape(kernel + (og, groups, cin // groups)),
+                      tuple(range(n)) + (n + 2, n + 1, n))
+    return jnp.flip(w.reshape(kernel + (cin // groups, groups * og)), tuple(range(n)))
+
+
+def adaptive_avg_pool(x, output_size, layout):
+    # one averaging matrix per spatial axis: row i averages [floor(i*d/o), ceil((i+1)*d/o))
+    first = 2 if layout == "channels_first" else 1
+    for i, o in enumerate(output_size):
+        ax, d = first + i, x.shape[first + i]
+        j = np.arange(o)
+        start, end = (j * d) // o, -((-(j + 1) * d) // o)
+        cols = np.arange(d)
+        inside = (cols >= start[:, None]) & (cols < end[:, None])
+        avg = (inside / (end - start)[:, None]).astype(x.dtype)
+        x = jnp.moveaxis(jnp.tensordot(x, avg, axes=([ax], [1])), -1, ax)
+    return x
+
+
+def interpolate(x, size, mode, align_corners, layout):
+    # separable per-axis resampling with PyTorch's source-index rules, in its float precision
+    first = 2 if layout == "channels_first" else 1
+    for i, o in enumerate(size):
+        ax, d = first + i, x.shape[first + i]
+        if mode == "nearest":
+            ft = np.float64 if x.dtype == np.float64 else np.float32
+            # torch floors in float32 (floorf) even when it multiplies in float64
+            src = np.floor((np.arange(o, dtype=ft) * (ft(d) / ft(o))).astype(np.float32))
+            x = jnp.take(x, np.minimum(src.astype(np.int64), d - 1), axis=ax)
+            continue
+        dst = np.arange(o, dtype=x.dtype)
+        if align_corners:
+            src = dst * x.dtype.type((d - 1) / (o - 1) if o > 1 else 0.0)
+        else:
+            src = np.maximum((dst + x.dtype.type(0.5)) * x.dtype.type(d / o) - 0.5, 0)
+        i0 = np.minimum(np.floor(src).astype(np.int64), d - 1)
+        i1 = np.minimum(i0 + 1, d - 1)
+        lam = (src - i0).astype(x.dtype).reshape((-1,) + (1,) * (x.ndim - 1 - ax))
+        x = jnp.take(x, i0, axis=ax) * (1 - lam) + jnp.take(x, i1, axis=ax) * lam
+    return x
+
+
+def dilated_max_pool(x, init, window, strides, dilation, pads):
+    # lax.reduce_window has no gradient with window dilation: max over strided views
+    xp = lax.pad(x, jnp.asarray(init, x.dtype), [(lo, hi, 0) for lo, hi in pads])
+    outs = [(d - dl * (k - 1) - 1) // s + 1
+            for d, k, s, dl in zip(xp.shape, window, strides, dilation)]
+    y = None
+    for offset in np.ndindex(*window):
+        start = [o * dl for o, dl in zip(offset, dilation)]
+        limit = [b + (n - 1) * s + 1 for b, n, s in zip(start, outs, strides)]
+        view = lax.slice(xp, start, limit, strides)
+        y = view if y is None else jnp.maximum(y, view)
+    return y
