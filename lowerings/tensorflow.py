@@ -19,6 +19,7 @@ from ivy_ir.dialect.types import INTS
 from . import tensorflow_kernels as K
 from . import tensorflow_nn_kernels as NN
 from .emitter import Emission, OpContext, Rule, Target, literal
+from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -230,32 +231,6 @@ def _sort(c: OpContext) -> str:
     return f"tf.cast({order}, tf.int64)"
 
 
-def _leaky_relu(c: OpContext) -> str:
-    # the `alpha` attribute of TF's kernel is a float32: too coarse for float64 data
-    x = c.args["x"]
-    if c.out.dtype == "float64":
-        return f"tf.where({x} >= 0, {x}, {x} * {c.lit('alpha')})"
-    return f"tf.nn.leaky_relu({x}, alpha={c.lit('alpha')})"
-
-
-def _elu(c: OpContext) -> str:
-    # tf.nn.elu has alpha 1; elu(x) is expm1(x) below zero, so scale that branch
-    x = c.args["x"]
-    if c.attrs["alpha"] == 1.0:
-        return f"tf.nn.elu({x})"
-    return f"tf.where({x} > 0, {x}, {c.lit('alpha')} * tf.nn.elu({x}))"
-
-
-def _softplus(c: OpContext) -> str:
-    # tf.math.softplus is linear above its own threshold (~18 for float32, ~38 for
-    # float64), where log1p(exp(x)) rounds to x anyway: the default op agrees with it
-    x, beta, threshold = c.args["x"], c.attrs["beta"], c.attrs["threshold"]
-    if beta == 1.0 and threshold == 20.0:
-        return f"tf.math.softplus({x})"
-    bx = f"{x} * {c.lit('beta')}"
-    return f"tf.where({bx} > {c.lit('threshold')}, {x}, tf.math.softplus({bx}) / {c.lit('beta')})"
-
-
 def _matmul(c: OpContext) -> str:
     # NumPy matmul semantics for 1-d operands (tf.linalg.matmul wants rank >= 2)
     x, y, rx, ry = c.args["x"], c.args["y"], c.in_types["x"].rank, c.in_types["y"].rank
@@ -264,33 +239,6 @@ def _matmul(c: OpContext) -> str:
     if rx == 1:
         return f"tf.linalg.matvec({y}, {x}, transpose_a=True)"
     return f"tf.linalg.matvec({x}, {y})" if ry == 1 else f"tf.linalg.matmul({x}, {y})"
-
-
-def _linear(c: OpContext) -> str:
-    # x @ W^T + b on the last axis of x
-    x, w, b = c.args["x"], c.args["weight"], c.args["bias"]
-    y = f"tf.linalg.matvec({w}, {x})" if c.in_types["x"].rank == 1 else \
-        f"tf.linalg.matmul({x}, {w}, transpose_b=True)"
-    return y if b == "None" else f"{y} + {b}"
-
-
-def _batch_norm(c: OpContext) -> str:
-    rank = c.in_types["x"].rank
-    axis = c.attrs["axis"] % rank
-    shape = [c.in_types["x"].shape[axis]] + [1] * (rank - axis - 1)
-    a = dict(c.args)
-    if axis != rank - 1:
-        for k in ("mean", "var", "weight", "bias"):
-            if a[k] != "None":
-                a[k] = f"tf.reshape({a[k]}, {literal(shape)})"
-    return (f"tf.nn.batch_normalization({a['x']}, {a['mean']}, {a['var']}, offset={a['bias']}, "
-            f"scale={a['weight']}, variance_epsilon={c.lit('eps')})")
-
-
-def _layer_norm(c: OpContext) -> str:
-    axes = sorted(a % c.in_types["x"].rank for a in c.attrs["axis"])
-    return (f"layer_norm({c.args['x']}, {c.args['weight']}, {c.args['bias']}, {literal(axes)}, "
-            f"{c.lit('eps')})")
 
 
 TF_RULES: dict[str, Rule] = {
@@ -374,28 +322,7 @@ TF_RULES: dict[str, Rule] = {
     "argsort": _sort,
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
     "embedding": "tf.nn.embedding_lookup({weight}, {indices})",
-    # activations and layers
-    "leaky_relu": _leaky_relu,
-    "elu": _elu,
-    "softplus": _softplus,
-    "softmax": "tf.nn.softmax({x}, axis={axis})",
-    "log_softmax": "tf.nn.log_softmax({x}, axis={axis})",
-    "linear": _linear,
-    "batch_norm": _batch_norm,
-    "layer_norm": _layer_norm,
-    "conv": "conv({x}, {weight}, {bias}, {strides}, {padding}, {dilations}, {groups}, {layout})",
-    "conv_transpose": ("conv_transpose({x}, {weight}, {bias}, {strides}, {padding}, "
-                       "{output_padding}, {dilations}, {groups}, {layout})"),
-    "max_pool": ("max_pool({x}, {kernel}, {strides}, {padding}, {dilations}, {ceil_mode}, "
-                 "{layout})"),
-    "avg_pool": ("avg_pool({x}, {kernel}, {strides}, {padding}, {ceil_mode}, "
-                 "{count_include_pad}, {layout})"),
-    "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
-    "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
-    # random: stateless, the key is the seed (the same key gives the same stream)
-    "random_uniform": "random_uniform({key}, {shape}, {low}, {high}, {dtype})",
-    "random_normal": ("tf.random.stateless_normal({shape}, seed=tf.stack([{key}, 0]), "
-                      "mean={mean}, stddev={std}, dtype={dtype})"),
+    **NN_RULES,
 }
 
 HELPERS = {name: getattr(mod, name) for mod in (K, NN) for name in mod.__all__}
