@@ -62,6 +62,7 @@ def check_supported(module: Module, target: str) -> None:
     """Refuse, all at once, the ops whose dtypes the registry declares unsupported on
     `target` (`unsupported=target:dtype` in ops.spec)."""
     from ivy_ir.dialect import IvyOp, TensorSpec
+    from ivy_ir.dialect.ops import location_text
 
     problems = []
     for op in module.entry.walk():
@@ -70,7 +71,8 @@ def check_supported(module: Module, target: str) -> None:
         dtypes = {TensorSpec.from_xdsl(v.type).dtype for v in (*op.operands, *op.results)}
         bad = sorted(dtypes & op.SPEC.unsupported[target])
         if bad:
-            problems.append(f"  ivy.{op.SPEC.name} in {', '.join(bad)} at {op.location} "
+            where = location_text(op.location) or "an unknown location"
+            problems.append(f"  ivy.{op.SPEC.name} in {', '.join(bad)} at {where} "
                             f"(ops.spec line {op.SPEC.line})")
     if problems:
         raise LoweringError(f"the {target} target cannot run these ops in these dtypes:\n"

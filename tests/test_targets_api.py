@@ -121,3 +121,15 @@ def test_buffers_argument_marks_statistics_non_trainable():
     want = (x - 0.5) / np.sqrt(2.0 + 1e-5) * 3.0
     np.testing.assert_allclose(c(x).detach().numpy(), want, rtol=1e-5, atol=1e-6)
     assert isinstance(c.params["bn.weight"], torch.nn.Parameter)
+
+
+def test_unsupported_dtype_is_refused_at_compile_time():
+    from lowerings import LoweringError
+
+    a = np.eye(3, dtype=np.float16)
+    with pytest.raises(LoweringError, match=r"(?s)jax target cannot run.*ivy\.cholesky in "
+                                            r"float16 at tests/test_targets_api\.py:\d+:\d+ "
+                                            r"\(ops\.spec line \d+\)"):
+        ivy_ir.compile(lambda m: ivy.cholesky(m), target="jax", args=(a,))
+    c = ivy_ir.compile(lambda m: ivy.cholesky(m), target="torch", args=(a,))  # torch upcasts
+    assert str(c(a).dtype) == "torch.float16"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import FileLineColLoc, FunctionType, TensorType
+from xdsl.dialects.builtin import FileLineColLoc, FunctionType, NameLoc, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -89,9 +89,8 @@ class IvyOp(IRDLOperation):
         try:
             self._verify()
         except VerifyException as exc:
-            loc = self.location
-            if isinstance(loc, FileLineColLoc):
-                where = f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+            where = location_text(self.location)
+            if where:
                 raise VerifyException(f"{where}: {exc}") from None
             raise
 
@@ -203,6 +202,15 @@ class IvyOp(IRDLOperation):
         IRDLOperation.__init__(op, operands=[[] if g is None else g for g in resolved],
                                result_types=results, properties=props)
         return op
+
+
+def location_text(loc: Attribute) -> str:
+    """`file:line:col` (or the framework op name) of a location; "" when unknown."""
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    if isinstance(loc, NameLoc):
+        return loc.name.data
+    return ""
 
 
 def _assign(spec: OpSpec, positional: list[Any], named: dict[str, Any]) -> list[Any]:
@@ -319,4 +327,5 @@ def make_op_class(spec: OpSpec) -> type[IvyOp]:
 
 
 OP_CLASSES: dict[str, type[IvyOp]] = {name: make_op_class(s) for name, s in load_specs().items()}
-__all__ = ["IvyOp", "OP_CLASSES", "FunctionType", "check_attrs", "infer_types"]
+__all__ = ["IvyOp", "OP_CLASSES", "FunctionType", "check_attrs", "infer_types",
+           "location_text"]
