@@ -150,6 +150,11 @@ def _batch_norm(c: OpContext) -> str:
 def _group_norm(c: OpContext) -> str:
     x, bias = c.in_types["x"], c.args["bias"]
     if math.prod(x.shape[1:]) != c.attrs["num_groups"]:
+        if c.in_types["weight"] is None and c.in_types["bias"] is not None:
+            # torch's group_norm backward fails for a bias without a weight: add it here
+            shape = literal((-1,) + (1,) * (x.rank - 2))
+            return "F.group_norm({x}, {num_groups}, None, None, eps={eps})".format(
+                **c.fields()) + f" + {bias}.reshape({shape})"
         return "F.group_norm({x}, {num_groups}, {weight}, {bias}, eps={eps})".format(
             **c.fields())
     # groups of one value normalise to 0 (F.group_norm refuses them as in training)
