@@ -24,6 +24,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from .dialect import OP_CLASSES, SPECS, TensorSpec
+from .dialect.types import INT64_MAX, INT64_MIN
 
 INLINE_LIMIT = 16
 """Arrays with more elements than this become parameters instead of inline constants."""
@@ -181,7 +182,6 @@ Tracer.__abs__ = _unary("abs")  # type: ignore[attr-defined]
 Tracer.__invert__ = _unary("bitwise_invert")  # type: ignore[attr-defined]
 
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _getitem(self: Tracer, key: Any) -> Any:

@@ -21,6 +21,7 @@ from xdsl.dialects import func
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from ivy_ir.dialect import SPECS, IvyOp, TensorSpec
+from ivy_ir.dialect.types import INT64_MAX, INT64_MIN
 from ivy_ir.module import Module
 
 Rule = str | Callable[["OpContext"], str]
@@ -50,6 +51,40 @@ class Target:
     """Eager targets: bind a result to the name of a temporary at its last use
     (`h = f(h)`), so dead intermediates are freed as in hand-written code instead of
     living until the function returns."""
+
+
+LAYER_KERNEL_CALLS: dict[str, Rule] = {
+    # targets whose conv/pool/resample kernels share these signatures spread this table
+    "conv": "conv({x}, {weight}, {bias}, {strides}, {padding}, {dilations}, {groups}, {layout})",
+    "conv_transpose": ("conv_transpose({x}, {weight}, {bias}, {strides}, {padding}, "
+                       "{output_padding}, {dilations}, {groups}, {layout})"),
+    "max_pool": ("max_pool({x}, {kernel}, {strides}, {padding}, {dilations}, {ceil_mode}, "
+                 "{layout})"),
+    "avg_pool": ("avg_pool({x}, {kernel}, {strides}, {padding}, {ceil_mode}, "
+                 "{count_include_pad}, {layout})"),
+    "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
+    "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
+}
+
+
+def slice_parts(attrs: dict[str, Any]) -> list[str]:
+    """Python slice text per axis of an `ivy.slice` (`1:`, `::-1`, `2:5:2`)."""
+    def bound(v: int) -> str:
+        return "" if v in (INT64_MIN, INT64_MAX) else str(v)
+    return [f"{bound(b)}:{bound(e)}" + ("" if s == 1 else f":{s}")
+            for b, e, s in zip(attrs["start"], attrs["stop"], attrs["step"])]
+
+
+def collect_helpers(*modules: Any) -> dict[str, Callable[..., Any]]:
+    """A target's helper kernels: every name in each module's `__all__` (names are
+    unique across the modules, as the emitter copies each function under its name)."""
+    helpers: dict[str, Callable[..., Any]] = {}
+    for module in modules:
+        for name in module.__all__:
+            if name in helpers:
+                raise ValueError(f"helper '{name}' is defined twice")
+            helpers[name] = getattr(module, name)
+    return helpers
 
 
 def literal(value: Any) -> str:

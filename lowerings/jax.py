@@ -27,7 +27,8 @@ from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
 from . import jax_kernels as K
-from .emitter import OpContext, Rule, Target, literal
+from . import resample
+from .emitter import OpContext, Rule, Target, collect_helpers, literal, slice_parts
 from .jax_nn import NN_RULES, out_dtype
 from .runtime import Runtime
 
@@ -58,7 +59,6 @@ BINARY = {
     "bitwise_right_shift": "jnp.right_shift",
 }
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
               "inf": "jnp.inf", "-inf": "-jnp.inf"}
 
@@ -113,15 +113,9 @@ def _pad(c: OpContext) -> str:
     return f"jnp.pad({c.args['x']}, {pairs}, mode={c.lit('mode')}{extra})"
 
 
-def _bound(v: int) -> str:
-    return "" if v in (INT64_MIN, INT64_MAX) else str(v)
-
-
 def _slice(c: OpContext) -> str:
-    # INT64_MIN/INT64_MAX mean an open end; the rest is Python slice semantics
-    a = c.attrs
-    parts = [f"{_bound(b)}:{_bound(e)}" + ("" if s == 1 else f":{s}")
-             for b, e, s in zip(a["start"], a["stop"], a["step"])]
+    # open ends (INT64_MIN/INT64_MAX) print as empty bounds
+    parts = slice_parts(c.attrs)
     return f"{c.args['x']}[{', '.join(parts)}]" if parts else c.args["x"]
 
 
@@ -265,7 +259,7 @@ class JaxRuntime(Runtime):
 
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, array="jnp.asarray",
-                helpers={name: getattr(K, name) for name in K.__all__},
+                helpers=collect_helpers(K, resample),
                 imports="import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
                         "from jax import lax\n")
 RUNTIME = JaxRuntime()

@@ -12,6 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .resample import adaptive_weights, resample_taps
+
 __all__ = ["adaptive_avg_pool", "dilated_max_pool", "grouped_transpose_kernel", "interpolate",
            "top_k"]
 
@@ -39,39 +41,25 @@ def grouped_transpose_kernel(w, groups, layout):
 
 
 def adaptive_avg_pool(x, output_size, layout):
-    # one averaging matrix per spatial axis: row i averages [floor(i*d/o), ceil((i+1)*d/o))
     first = 2 if layout == "channels_first" else 1
     for i, o in enumerate(output_size):
-        ax, d = first + i, x.shape[first + i]
-        j = np.arange(o)
-        start, end = (j * d) // o, -((-(j + 1) * d) // o)
-        cols = np.arange(d)
-        inside = (cols >= start[:, None]) & (cols < end[:, None])
-        avg = (inside / (end - start)[:, None]).astype(x.dtype)
+        ax = first + i
+        avg = adaptive_weights(x.shape[ax], o, x.dtype)
         x = jnp.moveaxis(jnp.tensordot(x, avg, axes=([ax], [1])), -1, ax)
     return x
 
 
 def interpolate(x, size, mode, align_corners, layout):
-    # separable per-axis resampling with PyTorch's source-index rules, in its float precision
+    # separable per-axis resampling with PyTorch's source-index rules
     first = 2 if layout == "channels_first" else 1
     for i, o in enumerate(size):
-        ax, d = first + i, x.shape[first + i]
-        if mode == "nearest":
-            ft = np.float64 if x.dtype == np.float64 else np.float32
-            # torch floors in float32 (floorf) even when it multiplies in float64
-            src = np.floor((np.arange(o, dtype=ft) * (ft(d) / ft(o))).astype(np.float32))
-            x = jnp.take(x, np.minimum(src.astype(np.int64), d - 1), axis=ax)
-            continue
-        dst = np.arange(o, dtype=x.dtype)
-        if align_corners:
-            src = dst * x.dtype.type((d - 1) / (o - 1) if o > 1 else 0.0)
+        ax = first + i
+        i0, i1, lam = resample_taps(x.shape[ax], o, mode, align_corners, x.dtype)
+        if lam is None:
+            x = jnp.take(x, i0, axis=ax)
         else:
-            src = np.maximum((dst + x.dtype.type(0.5)) * x.dtype.type(d / o) - 0.5, 0)
-        i0 = np.minimum(np.floor(src).astype(np.int64), d - 1)
-        i1 = np.minimum(i0 + 1, d - 1)
-        lam = (src - i0).astype(x.dtype).reshape((-1,) + (1,) * (x.ndim - 1 - ax))
-        x = jnp.take(x, i0, axis=ax) * (1 - lam) + jnp.take(x, i1, axis=ax) * lam
+            lam = lam.reshape((-1,) + (1,) * (x.ndim - 1 - ax))
+            x = jnp.take(x, i0, axis=ax) * (1 - lam) + jnp.take(x, i1, axis=ax) * lam
     return x
 
 

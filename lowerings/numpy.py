@@ -14,7 +14,16 @@ from ivy_ir.dialect.types import numpy_dtype
 
 from . import numpy_kernels as K
 from . import numpy_nn_kernels as NN
-from .emitter import OpContext, Rule, Target, literal
+from . import resample
+from .emitter import (
+    LAYER_KERNEL_CALLS,
+    OpContext,
+    Rule,
+    Target,
+    collect_helpers,
+    literal,
+    slice_parts,
+)
 from .runtime import Runtime
 
 UNARY = {
@@ -50,7 +59,6 @@ def _arg_reduce(fn: str) -> Rule:
     return f"np.asarray({fn}({{x}}, axis={{axis}}, keepdims={{keepdims}}), dtype=np.int64)"
 
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
               "inf": "math.inf", "-inf": "-math.inf"}
 
@@ -85,15 +93,9 @@ def _pad(c: OpContext) -> str:
     return f"np.pad({c.args['x']}, {pairs}, mode={c.lit('mode')}{extra})"
 
 
-def _bound(v: int) -> str:
-    return "" if v in (INT64_MIN, INT64_MAX) else str(v)
-
-
 def _slice(c: OpContext) -> str:
-    # INT64_MIN/INT64_MAX mean an open end; the rest is Python slice semantics
-    a = c.attrs
-    parts = [f"{_bound(b)}:{_bound(e)}:{s}"
-             for b, e, s in zip(a["start"], a["stop"], a["step"], strict=True)]
+    # open ends (INT64_MIN/INT64_MAX) print as empty bounds
+    parts = slice_parts(c.attrs)
     return f"{c.args['x']}[{', '.join(parts)},].copy()" if parts else f"{c.args['x']}.copy()"
 
 
@@ -181,22 +183,14 @@ NUMPY_RULES: dict[str, Rule] = {
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
     "embedding": "np.take({weight}, {indices}, axis=0)",
     # layers
-    "conv": "conv({x}, {weight}, {bias}, {strides}, {padding}, {dilations}, {groups}, {layout})",
-    "conv_transpose": ("conv_transpose({x}, {weight}, {bias}, {strides}, {padding}, "
-                       "{output_padding}, {dilations}, {groups}, {layout})"),
-    "max_pool": ("max_pool({x}, {kernel}, {strides}, {padding}, {dilations}, {ceil_mode}, "
-                 "{layout})"),
-    "avg_pool": ("avg_pool({x}, {kernel}, {strides}, {padding}, {ceil_mode}, "
-                 "{count_include_pad}, {layout})"),
-    "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
-    "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
+    **LAYER_KERNEL_CALLS,
     # random: the same key gives the same stream (negative keys wrap: default_rng wants >= 0)
     "random_uniform": "random_uniform({key}, {low}, {high}, {shape}, {dtype})",
     "random_normal": ("np.random.default_rng(int({key}) % 2**64).normal({mean}, {std}, {shape})"
                       ".astype({dtype})"),
 }
 
-HELPERS = {name: getattr(mod, name) for mod in (K, NN) for name in mod.__all__}
+HELPERS = collect_helpers(K, NN, resample)
 
 
 def _dtype(name: str) -> str:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .resample import adaptive_weights, pool_out_dim, resample_taps
+
 __all__ = ["adaptive_avg_pool", "avg_pool", "channels_first", "channels_restore", "conv",
-           "conv_transpose", "interpolate", "max_pool", "pool_out_dim", "pool_windows"]
+           "conv_transpose", "interpolate", "max_pool", "pool_windows"]
 
 
 def channels_first(x, layout):
@@ -22,15 +24,6 @@ def channels_first(x, layout):
 def channels_restore(y, layout):
     # undo channels_first on a result
     return y if layout == "channels_first" else np.moveaxis(y, 1, -1)
-
-
-def pool_out_dim(d, k, s, lo, hi, dil, ceil_mode):
-    # the output length rule of the `pool`/`conv` inference (PyTorch's ceil_mode rule)
-    span = d + lo + hi - dil * (k - 1) - 1
-    out = (-(-span // s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= d + lo:
-        out -= 1
-    return out
 
 
 def pool_windows(xp, kernel, strides, dilations, outs):
@@ -134,43 +127,21 @@ def avg_pool(x, kernel, strides, padding, ceil_mode, count_include_pad, layout):
 
 
 def adaptive_avg_pool(x, output_size, layout):
-    # one averaging matrix per spatial axis: rows average [floor(i*d/o), ceil((i+1)*d/o))
     x = channels_first(x, layout)
     y = x
     for i, o in enumerate(output_size):
-        d = x.shape[2 + i]
-        j = np.arange(o)
-        start, end = (j * d) // o, -((-(j + 1) * d) // o)
-        cols = np.arange(d)
-        inside = (cols >= start[:, None]) & (cols < end[:, None])
-        avg = (inside / (end - start)[:, None]).astype(x.dtype)
+        avg = adaptive_weights(x.shape[2 + i], o, x.dtype)
         y = np.moveaxis(np.moveaxis(y, 2 + i, -1) @ avg.T, -1, 2 + i)
     return channels_restore(y.astype(x.dtype, copy=False), layout)
 
 
 def interpolate(x, size, mode, align_corners, layout):
-    # separable per-axis resampling with PyTorch's source-index rules, in its float precision
+    # separable per-axis resampling with PyTorch's source-index rules
     x = channels_first(x, layout)
     y = x
     for i, o in enumerate(size):
-        d = x.shape[2 + i]
+        i0, i1, lam = resample_taps(x.shape[2 + i], o, mode, align_corners, x.dtype)
         y = np.moveaxis(y, 2 + i, -1)
-        if mode == "nearest":
-            ft = np.float64 if x.dtype == np.float64 else np.float32
-            # torch floors in float32 (floorf) even when it multiplies in float64
-            src = np.floor((np.arange(o, dtype=ft) * (ft(d) / ft(o))).astype(np.float32))
-            src = src.astype(np.int64)
-            y = y[..., np.minimum(src, d - 1)]
-        else:
-            dst = np.arange(o, dtype=x.dtype)
-            if align_corners:
-                src = dst * x.dtype.type((d - 1) / (o - 1) if o > 1 else 0.0)
-            else:
-                src = np.maximum((dst + x.dtype.type(0.5)) * x.dtype.type(d / o) - 0.5, 0)
-            i0 = np.minimum(np.floor(src).astype(np.int64), d - 1)
-            i1 = np.minimum(i0 + 1, d - 1)
-            lam = (src - i0).astype(x.dtype)
-            y = y[..., i0] * (1 - lam) + y[..., i1] * lam
+        y = y[..., i0] if lam is None else y[..., i0] * (1 - lam) + y[..., i1] * lam
         y = np.moveaxis(y, -1, 2 + i)
     return channels_restore(y.astype(x.dtype, copy=False), layout)
-

@@ -16,13 +16,12 @@ import numpy as np
 from ivy_ir.dialect import dtype_name
 from ivy_ir.dialect.types import INTS
 
+from . import resample
 from . import tensorflow_kernels as K
 from . import tensorflow_nn_kernels as NN
-from .emitter import Emission, OpContext, Rule, Target, literal
+from .emitter import Emission, OpContext, Rule, Target, collect_helpers, literal, slice_parts
 from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 UNARY = {
     "negative": "tf.math.negative", "sqrt": "tf.math.sqrt", "rsqrt": "tf.math.rsqrt",
@@ -200,14 +199,8 @@ def _pad(c: OpContext) -> str:
     return f"tf.pad({x}, {literal(pairs)}, mode={PAD_MODE[mode]!r}{value})"
 
 
-def _bound(v: int) -> str:
-    return "" if v in (INT64_MIN, INT64_MAX) else str(v)
-
-
 def _slice(c: OpContext) -> str:
-    a = c.attrs
-    parts = [f"{_bound(b)}:{_bound(e)}:{s}"
-             for b, e, s in zip(a["start"], a["stop"], a["step"], strict=True)]
+    parts = slice_parts(c.attrs)
     return f"{c.args['x']}[{', '.join(parts)}]" if parts else f"tf.identity({c.args['x']})"
 
 
@@ -325,7 +318,7 @@ TF_RULES: dict[str, Rule] = {
     **NN_RULES,
 }
 
-HELPERS = {name: getattr(mod, name) for mod in (K, NN) for name in mod.__all__}
+HELPERS = collect_helpers(K, NN, resample)
 
 
 def _dtype(name: str) -> str:

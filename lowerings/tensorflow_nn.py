@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .emitter import OpContext, Rule, literal
+from .emitter import LAYER_KERNEL_CALLS, OpContext, Rule, literal
 
 
 def _leaky_relu(c: OpContext) -> str:
@@ -86,15 +86,7 @@ NN_RULES: dict[str, Rule] = {
     "linear": _linear,
     "batch_norm": _batch_norm,
     "layer_norm": _layer_norm,
-    "conv": "conv({x}, {weight}, {bias}, {strides}, {padding}, {dilations}, {groups}, {layout})",
-    "conv_transpose": ("conv_transpose({x}, {weight}, {bias}, {strides}, {padding}, "
-                       "{output_padding}, {dilations}, {groups}, {layout})"),
-    "max_pool": ("max_pool({x}, {kernel}, {strides}, {padding}, {dilations}, {ceil_mode}, "
-                 "{layout})"),
-    "avg_pool": ("avg_pool({x}, {kernel}, {strides}, {padding}, {ceil_mode}, "
-                 "{count_include_pad}, {layout})"),
-    "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
-    "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
+    **LAYER_KERNEL_CALLS,
     # random: stateless, the key is the seed (the same key gives the same stream)
     "random_uniform": "random_uniform({key}, {shape}, {low}, {high}, {dtype})",
     "random_normal": ("tf.random.stateless_normal({shape}, seed=tf.stack([{key}, 0]), "

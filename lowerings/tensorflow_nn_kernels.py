@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
+from .resample import adaptive_weights, pool_out_dim, resample_taps
+
 __all__ = ["adaptive_avg_pool", "along_axis", "avg_pool", "conv", "conv_transpose",
-           "interpolate", "max_pool", "pad_spatial", "pool_out_dim", "pool_pads",
+           "interpolate", "max_pool", "pad_spatial", "pool_pads",
            "restore_layout", "subsample", "to_channels_last", "upsample_zeros"]
 
 
@@ -40,15 +42,6 @@ def subsample(y, steps, outs):
     # keep every step-th window start of a dense (stride-1) result, and `outs` of them
     return y[(slice(None), *[slice(0, (o - 1) * s + 1, s) for o, s in zip(outs, steps)],
               slice(None))]
-
-
-def pool_out_dim(d, k, s, lo, hi, dil, ceil_mode):
-    # the output length rule of the `pool`/`conv` inference (PyTorch's ceil_mode rule)
-    span = d + lo + hi - dil * (k - 1) - 1
-    out = (-(-span // s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= d + lo:
-        out -= 1
-    return out
 
 
 def pool_pads(sizes, kernel, strides, padding, dilations, ceil_mode):
@@ -165,39 +158,24 @@ def along_axis(x, m, axis):
 
 
 def adaptive_avg_pool(x, output_size, layout):
-    # one averaging matrix per spatial axis: rows average [floor(i*d/o), ceil((i+1)*d/o))
     first = 2 if layout == "channels_first" else 1
     for i, o in enumerate(output_size):
-        d = x.shape[first + i]
-        j = np.arange(o)
-        start, end = (j * d) // o, -((-(j + 1) * d) // o)
-        cols = np.arange(d)
-        inside = (cols >= start[:, None]) & (cols < end[:, None])
-        x = along_axis(x, inside / (end - start)[:, None], first + i)
+        avg = adaptive_weights(x.shape[first + i], o, x.dtype.as_numpy_dtype)
+        x = along_axis(x, avg, first + i)
     return x
 
 
 def interpolate(x, size, mode, align_corners, layout):
-    # separable per-axis resampling with PyTorch's source-index rules, in its float precision
+    # separable per-axis resampling with PyTorch's source-index rules
     first = 2 if layout == "channels_first" else 1
-    ft = x.dtype.as_numpy_dtype
     for i, o in enumerate(size):
         axis = first + i
-        d = x.shape[axis]
-        if mode == "nearest":
-            wide = np.float64 if ft == np.float64 else np.float32
-            # torch floors in float32 (floorf) even when it multiplies in float64
-            src = np.floor((np.arange(o, dtype=wide) * (wide(d) / wide(o))).astype(np.float32))
-            x = tf.gather(x, np.minimum(src.astype(np.int64), d - 1), axis=axis)
+        i0, i1, lam = resample_taps(x.shape[axis], o, mode, align_corners,
+                                    x.dtype.as_numpy_dtype)
+        if lam is None:
+            x = tf.gather(x, i0, axis=axis)
             continue
-        dst = np.arange(o, dtype=ft)
-        if align_corners:
-            src = dst * ft((d - 1) / (o - 1) if o > 1 else 0.0)
-        else:
-            src = np.maximum((dst + ft(0.5)) * ft(d / o) - 0.5, 0)
-        i0 = np.minimum(np.floor(src).astype(np.int64), d - 1)
-        i1 = np.minimum(i0 + 1, d - 1)
         shape = [o if a == axis else 1 for a in range(len(x.shape))]
-        lam = tf.constant((src - i0).astype(ft).reshape(shape), x.dtype)
+        lam = tf.constant(lam.reshape(shape), x.dtype)
         x = tf.gather(x, i0, axis=axis) * (1 - lam) + tf.gather(x, i1, axis=axis) * lam
     return x

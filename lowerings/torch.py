@@ -20,10 +20,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ivy_ir.dialect.types import INTS, numpy_dtype
+from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
 
 from . import torch_kernels as K
-from .emitter import Emission, OpContext, Rule, Target, literal
+from .emitter import Emission, OpContext, Rule, Target, collect_helpers, literal
 from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
 
@@ -52,7 +52,6 @@ BINARY = {
     "bitwise_right_shift": "torch.bitwise_right_shift",
 }
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
               "inf": "float('inf')", "-inf": "float('-inf')"}
 
@@ -371,7 +370,7 @@ TORCH_RULES: dict[str, Rule] = {
     **NN_RULES,
 }
 
-HELPERS = {name: getattr(K, name) for name in K.__all__}
+HELPERS = collect_helpers(K)
 
 
 def _dtype(name: str) -> str:

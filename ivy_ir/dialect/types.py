@@ -32,6 +32,8 @@ DTYPES: dict[str, Attribute] = {
     "float64": Float64Type(),
 }
 _BY_TYPE = {v: k for k, v in DTYPES.items()}
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+"""As `ivy.slice` bounds: an open end (Python's `None`); the rest is slice semantics."""
 FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
 INTS = frozenset({"int8", "int16", "int32", "int64", "uint8"})
 _ALIASES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
