@@ -27,7 +27,6 @@ import native  # noqa: E402
 from programs import PROGRAMS, make_inputs  # noqa: E402
 
 import ivy_ir  # noqa: E402
-from ivy_ir.api import _flatten  # noqa: E402
 
 NATIVE = {"jax": native.jax_programs, "torch": native.torch_programs,
           "tensorflow": native.tensorflow_programs, "numpy": native.numpy_programs}
@@ -56,8 +55,9 @@ def bench(target: str, name: str, rounds: int) -> tuple[float, float, float] | N
     c = ivy_ir.compile(PROGRAMS[name], target=target, args=(x,), params=params,
                        buffers=buffers)
     xs = c.runtime.to_native(x)
-    flat = {k: c.runtime.to_native(v)
-            for k, v in {**_flatten(params or {}), **_flatten(buffers or {})}.items()}
+    # the hand-written program gets the same native parameter objects (nn.Parameter,
+    # tf.Variable, jax arrays), as a model written in that framework would hold
+    flat = c.params
     sync = _sync(target)
     run_c = lambda: c(xs)  # noqa: E731
     run_n = lambda: hand(flat, xs)  # noqa: E731

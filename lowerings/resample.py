@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["adaptive_weights", "pool_out_dim", "resample_taps"]
+__all__ = ["adaptive_weights", "even_windows", "pool_out_dim", "resample_taps"]
 
 
 def pool_out_dim(d, k, s, lo, hi, dil, ceil_mode):
@@ -28,6 +28,20 @@ def adaptive_weights(d, o, dtype):
     cols = np.arange(d)
     inside = (cols >= start[:, None]) & (cols < end[:, None])
     return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def even_windows(shape, first, output_size):
+    # when every spatial size is a multiple of its output size, adaptive pooling is a
+    # mean over equal windows: the shape that splits each size d into (o, d // o), and
+    # the axes of the window parts; None otherwise
+    spatial = shape[first:first + len(output_size)]
+    if any(o == 0 or d % o for d, o in zip(spatial, output_size)):
+        return None
+    split = list(shape[:first])
+    for d, o in zip(spatial, output_size):
+        split += [o, d // o]
+    split += list(shape[first + len(output_size):])
+    return split, tuple(first + 2 * i + 1 for i in range(len(output_size)))
 
 
 def resample_taps(d, o, mode, align_corners, dtype):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
-from .resample import adaptive_weights, pool_out_dim, resample_taps
+from .resample import adaptive_weights, even_windows, pool_out_dim, resample_taps
 
 __all__ = ["adaptive_avg_pool", "along_axis", "avg_pool", "conv", "conv_transpose",
            "interpolate", "max_pool", "pad_spatial", "pool_pads",
@@ -159,6 +159,9 @@ def along_axis(x, m, axis):
 
 def adaptive_avg_pool(x, output_size, layout):
     first = 2 if layout == "channels_first" else 1
+    even = even_windows(x.shape, first, output_size)
+    if even is not None:
+        return tf.reduce_mean(tf.reshape(x, even[0]), axis=even[1])
     for i, o in enumerate(output_size):
         avg = adaptive_weights(x.shape[first + i], o, x.dtype.as_numpy_dtype)
         x = along_axis(x, avg, first + i)

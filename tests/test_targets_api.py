@@ -133,3 +133,26 @@ def test_unsupported_dtype_is_refused_at_compile_time():
         ivy_ir.compile(lambda m: ivy.cholesky(m), target="jax", args=(a,))
     c = ivy_ir.compile(lambda m: ivy.cholesky(m), target="torch", args=(a,))  # torch upcasts
     assert str(c(a).dtype) == "torch.float16"
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tensorflow"])
+@pytest.mark.parametrize("layout", ["channels_first", "channels_last"])
+def test_adaptive_pool_even_and_uneven_windows(target, layout):
+    x = np.random.default_rng(4).standard_normal((2, 3, 8, 6)).astype(np.float32)
+    if layout == "channels_last":
+        x = np.ascontiguousarray(np.moveaxis(x, 1, -1))
+    ref = ivy_ir.compile(lambda a: ivy.adaptive_avg_pool(a, output_size=[3, 3], layout=layout),
+                         "numpy", args=(x,))(x)  # 8 -> 3: uneven windows
+    for size in ([4, 2], [3, 3]):
+        c = ivy_ir.compile(lambda a, s=size: ivy.adaptive_avg_pool(a, output_size=s,
+                                                                   layout=layout),
+                           target, args=(x,))
+        got = c(x)
+        got = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
+        if size == [4, 2]:  # even windows: a mean over 2x3 blocks
+            spatial = (1, 2) if layout == "channels_last" else (2, 3)
+            blocks = x.reshape(x.shape[:spatial[0]] + (4, 2, 2, 3) + x.shape[spatial[1] + 1:])
+            want = blocks.mean(axis=(spatial[0] + 1, spatial[0] + 3))
+        else:
+            want = ref
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
