@@ -122,9 +122,9 @@ def take_along_axis(x, indices, axis, out_shape):
 def top_k(x, k, axis, largest):
     # tf.math.top_k takes the largest along the last axis (ties: lower index first);
     # the smallest are the largest of an order-reversed copy
-    if k == 0:  # no values to pick (TF's top_k gradient fails on k=0)
-        none = tf.gather(x, tf.zeros([0], tf.int32), axis=axis)
-        return none, tf.zeros(none.shape, tf.int64)
+    if k == 0 or 0 in x.shape:  # nothing to pick: TF's top_k and gather gradients fail
+        shape = [k if a == axis % len(x.shape) else d for a, d in enumerate(x.shape)]
+        return tf.zeros(shape, x.dtype), tf.zeros(shape, tf.int64)
     perm, back = move_last(len(x.shape), axis % len(x.shape))
     xt = tf.transpose(x, perm)
     flip = tf.math.negative if x.dtype.is_floating else tf.bitwise.invert
