@@ -51,6 +51,10 @@ class Target:
     """Eager targets: bind a result to the name of a temporary at its last use
     (`h = f(h)`), so dead intermediates are freed as in hand-written code instead of
     living until the function returns."""
+    inplace_ops: frozenset[str] = frozenset()
+    """Ops whose rule is one call that accepts `out=` and returns a fresh array (NumPy's
+    ufuncs): when one consumes the last use of a temporary made by another such op,
+    with the result's type, it writes into it (`v = np.add(v, c, out=v)`)."""
 
 
 LAYER_KERNEL_CALLS: dict[str, Rule] = {
@@ -253,8 +257,10 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
         used_helpers.update(h for h in target.helpers if _calls(h, expr))
         dead = [v for v in op.operands if v in temporaries and last_use[v] == i]
         if target.reuse_names and len(op.results) == 1 and dead:
-            names.of[op.results[0]] = names.of[dead[0]]
+            name = names.of[op.results[0]] = names.of[dead[0]]
             temporaries.discard(dead[0])
+            if _overwritable(dead[0], op, target):
+                expr = f"{expr[:-1]}, out={name})"
         else:
             for r in op.results:
                 names.bind(r)
@@ -272,6 +278,16 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
                  else f"def {fn_name}(params):")
     lines += ["    " + s for s in header + em.prologue + body]
     return "\n".join(lines) + "\n", {"CONSTANTS": em.data}
+
+
+def _overwritable(dead: SSAValue, op: IvyOp, target: Target) -> bool:
+    """Whether `op` may write its result into the dead temporary: same type, not 0-d,
+    and both made by in-place-capable ops (so the temporary is a fresh array, never a
+    view of an input that writing would corrupt)."""
+    maker = dead.owner
+    return (op.SPEC.name in target.inplace_ops and isinstance(maker, IvyOp)
+            and maker.SPEC.name in target.inplace_ops and dead.type == op.results[0].type
+            and TensorSpec.from_xdsl(dead.type).rank > 0)
 
 
 def _closure(target: Target, used: set[str]) -> set[str]:

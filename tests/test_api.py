@@ -189,3 +189,23 @@ def test_zero_d_results_are_arrays(x):
     for out in c(x):
         assert isinstance(out, np.ndarray) and out.shape == ()
     assert isinstance(ivy.max(x), np.ndarray)
+
+
+def test_numpy_writes_in_place_only_into_its_own_temporaries():
+    x = np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32)
+    w = np.random.default_rng(6).standard_normal((6,)).astype(np.float32)
+
+    def f(p, a):
+        t = ivy.exp(ivy.tanh(a) * 2.0)          # a chain of fresh temporaries: in place
+        v = ivy.reshape(a, shape=[6, 4])         # a view of the input: never written
+        return t + 1.0, ivy.negative(v) * p["w"][0], ivy.abs(p["w"]) - 1.0
+
+    x0, w0 = x.copy(), w.copy()
+    c = ivy_ir.compile(f, args=(x,), params={"w": w})
+    assert ", out=" in c.source
+    got = c(x)
+    want = f({"w": w}, x)
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+    np.testing.assert_array_equal(x, x0)
+    np.testing.assert_array_equal(c.params["w"], w0)
