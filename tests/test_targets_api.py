@@ -156,3 +156,22 @@ def test_adaptive_pool_even_and_uneven_windows(target, layout):
         else:
             want = ref
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _block(a, w):
+    h = ivy.conv(a, w, strides=[1, 1], padding=[1, 1, 1, 1], dilations=[1, 1])
+    return ivy.softmax(ivy.gelu(ivy.max_pool(h, kernel=[2, 2], strides=[2, 2],
+                                             padding=[0, 0, 0, 0])), axis=1)
+
+
+@pytest.mark.parametrize("target,options", [("tensorflow", {"jit_compile": True}),
+                                            ("torch", {"torch_compile": True})])
+def test_framework_compilers(target, options):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    want = ivy_ir.compile(_block, "numpy", args=(x, w))(x, w)
+    c = ivy_ir.compile(_block, target, args=(x, w), **options)
+    got = c(x, w)
+    got = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
