@@ -1,9 +1,9 @@
 """The `ivy` facade: a framework-agnostic functional API generated from the registry.
 
-`ivy.add`, `ivy.matmul`, `ivy.layer_norm`, ... run eagerly on arrays of the current
-backend and record ops when called inside `ivy.trace_graph`/`ivy.compile`. Importing
+`ivy.add`, `ivy.matmul`, `ivy.layer_norm`, ... run eagerly on NumPy arrays (the
+NumPy lowering) and record ops when called inside `ivy.trace_graph`/`ivy.compile`. Importing
 `ivy` loads no ML framework. The current backend is the facade's one piece of global
-state; NumPy is the backend that executes eagerly today.
+state: the default target of `ivy.compile`; eager calls execute on NumPy.
 """
 
 from __future__ import annotations

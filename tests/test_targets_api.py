@@ -175,3 +175,13 @@ def test_framework_compilers(target, options):
     got = c(x, w)
     got = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_backend_selects_the_default_target(x):
+    with ivy.with_backend("torch"):
+        assert ivy.current_backend() == "torch"
+        c = ivy.compile(lambda a: ivy.exp(a), args=(x,))
+        assert c.target == "torch" and "torch.exp(" in c.source
+    assert ivy.current_backend() == "numpy"
+    with pytest.raises(ValueError, match="unknown backend 'mxnet'"):
+        ivy.set_backend("mxnet")
