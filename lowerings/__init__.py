@@ -41,12 +41,15 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
           retrace: Any = None, **options: Any) -> Compiled:
     """Generate, load and wrap the target function for `module` (left unchanged)."""
     from ivy_ir.decompositions import DECOMPOSITIONS
+    from ivy_ir.passes.channels_last import channels_last
     from ivy_ir.passes.decompose import decompose_ops
 
     tgt, runtime = get_target(target), get_runtime(target)
     runtime.check_options(options)
     work = module.clone()
     decompose_ops(work.op, {n for n in DECOMPOSITIONS if n not in tgt.rules})
+    if tgt.channels_last:
+        channels_last(work.op)
     check_supported(work, target)
     source, namespace = emit_source(work, tgt)
     code = compile(source, f"<ivy_ir {target}>", "exec")

@@ -51,6 +51,9 @@ class Target:
     """Eager targets: bind a result to the name of a temporary at its last use
     (`h = f(h)`), so dead intermediates are freed as in hand-written code instead of
     living until the function returns."""
+    channels_last: bool = False
+    """Run channels-first layers channels-last (the `channels-last` pass) before emitting:
+    for frameworks whose kernels only take channels-last data."""
     inplace_ops: frozenset[str] = frozenset()
     """Ops whose rule is one call that accepts `out=` and returns a fresh array (NumPy's
     ufuncs): when one consumes the last use of a temporary made by another such op,

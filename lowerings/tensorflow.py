@@ -333,6 +333,7 @@ def _constant(value: np.ndarray, em: Emission) -> str:
 
 
 TARGET = Target(name="tensorflow", rules=TF_RULES, helpers=HELPERS, dtype=_dtype,
+                channels_last=True,
                 array="tf.constant", constant=_constant,
                 imports="import numpy as np\nimport tensorflow as tf\n")
 RUNTIME = TensorFlowRuntime()

@@ -24,7 +24,14 @@ def _decompose() -> type[ModulePass]:
     return DecomposePass
 
 
-IVY_PASSES: dict[str, Callable[[], type[ModulePass]]] = {"decompose": _decompose}
+def _channels_last() -> type[ModulePass]:
+    from .channels_last import ChannelsLastPass
+
+    return ChannelsLastPass
+
+
+IVY_PASSES: dict[str, Callable[[], type[ModulePass]]] = {"decompose": _decompose,
+                                                        "channels-last": _channels_last}
 """Passes of this project (the xDSL built-ins canonicalize, cse, dce come on top)."""
 
 PRESETS = {"default": "canonicalize,cse,dce", "none": ""}

@@ -1,0 +1,39 @@
+// RUN: ivy-opt %s --split-input-file -p channels-last | filecheck %s
+
+// A conv -> batch_norm -> relu -> max_pool -> conv chain transposes once at the input;
+// the permute pair between the layers cancels and batch_norm's axis follows the data.
+func.func @cnn(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %w2: tensor<5x4x1x1xf32>) -> tensor<2x5x4x4xf32> {
+  %c = ivy.conv %x, %w {strides = [1, 1], padding = [1, 1, 1, 1], dilations = [1, 1]} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %b = ivy.batch_norm %c, %m, %v : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x8x8xf32>
+  %r = ivy.relu %b : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %p = ivy.max_pool %r {kernel = [2, 2], strides = [2, 2], padding = [0, 0, 0, 0]} : (tensor<2x4x8x8xf32>) -> tensor<2x4x4x4xf32>
+  %d = ivy.conv %p, %w2 {strides = [1, 1], padding = [0, 0, 0, 0], dilations = [1, 1]} : (tensor<2x4x4x4xf32>, tensor<5x4x1x1xf32>) -> tensor<2x5x4x4xf32>
+  func.return %d : tensor<2x5x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @cnn
+// CHECK-NEXT:    %0 = ivy.permute_dims %x {axes = [0, 2, 3, 1]}
+// CHECK-NEXT:    %1 = ivy.permute_dims %w {axes = [2, 3, 1, 0]}
+// CHECK-NEXT:    %2 = ivy.conv %0, %1 {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %3 = ivy.batch_norm %2, %m, %v {axis = 3}
+// CHECK-NEXT:    %4 = ivy.relu %3
+// CHECK-NEXT:    %5 = ivy.max_pool %4 {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %6 = ivy.permute_dims %w2 {axes = [2, 3, 1, 0]}
+// CHECK-NEXT:    %7 = ivy.conv %5, %6 {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %[[OUT:.*]] = ivy.permute_dims %7 {axes = [0, 3, 1, 2]}
+// CHECK-NEXT:    func.return %[[OUT]]
+
+// -----
+
+// Negative: a per-channel bias of shape (C, 1, 1) broadcasts across the permutation,
+// so the permute back to channels-first stays in front of the add.
+func.func @bias(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %bias: tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  %c = ivy.conv %x, %w {strides = [1, 1], padding = [0, 0, 0, 0], dilations = [1, 1]} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %a = ivy.add %c, %bias : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  func.return %a : tensor<1x2x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @bias
+// CHECK:         %[[C:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %[[P:.*]] = ivy.permute_dims %[[C]] {axes = [0, 3, 1, 2]}
+// CHECK-NEXT:    ivy.add %[[P]], %bias
