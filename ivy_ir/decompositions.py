@@ -171,7 +171,7 @@ def scaled_dot_product_attention(q, k, v, mask, causal, scale):
     if causal:
         keep = F.tril(F.ones_like(scores, dtype="bool"))
         scores = F.where(keep, scores, -math.inf)
-    if mask is not None:
+    if mask is not None:  # (a float mask of another dtype adds in q's dtype)
         scores = F.where(mask, scores, -math.inf) if mask.dtype == "bool" \
-            else F.add(scores, mask)
+            else F.add(scores, F.astype(mask, dtype=q.dtype))
     return F.matmul(F.softmax(scores, axis=-1), v)

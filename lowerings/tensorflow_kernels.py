@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 __all__ = [
-    "diagonal", "edge_pad", "layer_norm", "matrix_norm", "move_last",
+    "attention", "diagonal", "edge_pad", "layer_norm", "matrix_norm", "move_last",
     "random_uniform", "solve", "svd", "take_along_axis", "top_k", "tri", "variance",
     "vector_norm",
 ]
@@ -150,3 +150,18 @@ def random_uniform(key, shape, low, high, dtype):
     np_dtype = dtype.as_numpy_dtype
     top = np.nextafter(np.asarray(high, np_dtype), np.asarray(low, np_dtype))
     return tf.minimum(u, tf.constant(top, dtype))
+
+
+def attention(q, k, v, mask, causal, scale):
+    # softmax(q k^T * scale + mask) v as TF users write it: matmul with transpose_b and
+    # a 2-D band_part causal mask (True keeps, a float mask adds), broadcast over batch
+    scale = q.shape[-1] ** -0.5 if scale is None else scale
+    scores = tf.linalg.matmul(q, k, transpose_b=True) * tf.constant(scale, q.dtype)
+    blocked = tf.constant(float("-inf"), q.dtype)
+    if causal:
+        keep = tf.linalg.band_part(tf.ones(scores.shape[-2:], tf.bool), -1, 0)
+        scores = tf.where(keep, scores, blocked)
+    if mask is not None:
+        scores = tf.where(mask, scores, blocked) if mask.dtype == tf.bool else \
+            scores + tf.cast(mask, q.dtype)
+    return tf.linalg.matmul(tf.nn.softmax(scores, axis=-1), v)

@@ -76,6 +76,7 @@ def _layer_norm(c: OpContext) -> str:
 
 
 NN_RULES: dict[str, Rule] = {
+    "scaled_dot_product_attention": "attention({q}, {k}, {v}, {mask}, {causal}, {scale})",
     # activations and layers
     "leaky_relu": _leaky_relu,
     "gelu": _gelu,

@@ -185,3 +185,22 @@ def test_backend_selects_the_default_target(x):
     assert ivy.current_backend() == "numpy"
     with pytest.raises(ValueError, match="unknown backend 'mxnet'"):
         ivy.set_backend("mxnet")
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tensorflow"])
+def test_attention_float_mask_of_another_dtype_keeps_q_dtype(target):
+    rng = np.random.default_rng(8)
+    q = rng.standard_normal((2, 5, 4)).astype(np.float32)
+    mask = rng.standard_normal((5, 5))  # float64: adds in q's dtype
+
+    def f(a, m):
+        return ivy.scaled_dot_product_attention(a, a, a, m, causal=True)
+
+    scores = q @ q.transpose(0, 2, 1) / 2.0 + mask.astype(np.float32)
+    scores = np.where(np.tril(np.ones((5, 5), bool)), scores, -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    want = (weights / weights.sum(-1, keepdims=True)) @ q
+    got = ivy_ir.compile(f, target, args=(q, mask))(q, mask)
+    got = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

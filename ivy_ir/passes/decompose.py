@@ -29,6 +29,9 @@ def decompose_ops(module: ModuleOp, names: frozenset[str] | set[str] = COMPOSITE
         out = DECOMPOSITIONS[op.SPEC.name](*args, **op.attr_values())
         outs = out if isinstance(out, (list, tuple)) else [out]
         for old, new in zip(op.results, outs):
+            if new.value.type != old.type:
+                raise TypeError(f"the decomposition of ivy.{op.SPEC.name} gives {new.value.type}"
+                                f" where the op gives {old.type}")
             old.replace_all_uses_with(new.value)
         op.detach()
         op.erase()
