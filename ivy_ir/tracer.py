@@ -73,7 +73,7 @@ class Graph:
         self.location = location
         self.params: dict[str, np.ndarray] = {}
         self.param_attrs: dict[int, DictionaryAttr] = {}
-        self._lifted: dict[int, SSAValue] = {}
+        self._lifted: dict[tuple[int, str], tuple[np.ndarray, SSAValue]] = {}
 
     def emit(self, name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> list[SSAValue]:
         loc = self.location or user_location()
@@ -95,10 +95,12 @@ class Graph:
             return value.value
         array = np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
         if self.allow_params and array.size > INLINE_LIMIT and isinstance(value, np.ndarray):
-            if id(value) not in self._lifted:
-                self._lifted[id(value)] = self.add_param(f"const{len(self._lifted)}", value,
-                                                         trainable=False)
-            return self._lifted[id(value)]
+            # one buffer per array and dtype; holding `value` keeps its id from being reused
+            key = (id(value), array.dtype.str)
+            if key not in self._lifted:
+                arg = self.add_param(f"const{len(self._lifted)}", array, trainable=False)
+                self._lifted[key] = (value, arg)
+            return self._lifted[key][1]
         return self.emit("constant", [], {"value": array})[0]
 
 

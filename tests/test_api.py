@@ -209,3 +209,11 @@ def test_numpy_writes_in_place_only_into_its_own_temporaries():
         np.testing.assert_allclose(g, e, rtol=1e-6)
     np.testing.assert_array_equal(x, x0)
     np.testing.assert_array_equal(c.params["w"], w0)
+
+
+def test_closed_over_arrays_become_buffers_in_the_promoted_dtype():
+    big = np.arange(32, dtype=np.int64)  # large: a buffer, cast to the input's float32
+    x = np.ones(32, np.float32)
+    c = ivy_ir.compile(lambda a: a + big + big, args=(x,))
+    np.testing.assert_array_equal(c(x), 1 + 2 * np.arange(32, dtype=np.float32))
+    assert [v.dtype for v in c.params.values()] == [np.float32]  # one buffer, reused
