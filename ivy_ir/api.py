@@ -75,7 +75,6 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     the function is called as `fn(params, *args)` and each leaf becomes a parameter
     named by its dotted path. `buffers` (e.g. batch-norm statistics) join the same tree
     as non-trainable parameters.
-    named by its dotted path.
     """
     kwargs = kwargs or {}
     in_specs = [TensorSpec.of(np.asarray(a)) for a in args if _is_array(a)]

@@ -105,12 +105,14 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if graph is None:
         from .eager import run_eager
 
-        return run_eager(spec, [_to_array(spec, a, v, common) for a, v in
-                                zip(spec.operands, operands)], attrs)
+        arrays = [[_to_array(a.dtype_class, i, common) for i in v] if a.variadic
+                  else _to_array(a.dtype_class, v, common)
+                  for a, v in zip(spec.operands, operands)]
+        return run_eager(spec, arrays, attrs)
     values = []
     for arg, v in zip(spec.operands, operands):
         items = v if arg.variadic else [v]
-        lifted = [None if i is None else _lift(graph, spec, arg.dtype_class, i, common)
+        lifted = [None if i is None else _lift(graph, arg.dtype_class, i, common)
                   for i in items]
         values.append(lifted if arg.variadic else lifted[0])
     results = [Tracer(r, graph) for r in graph.emit(spec.name, values, attrs)]
@@ -118,7 +120,7 @@ def call(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         else tuple(results)
 
 
-def _lift(graph: Graph, spec: OpSpec, cls: str, v: Any, common: str | None) -> Any:
+def _lift(graph: Graph, cls: str, v: Any, common: str | None) -> Any:
     want = common if cls in GROUPED_CLASSES else None
     if isinstance(v, Tracer):
         if want and v.dtype != want:
@@ -131,31 +133,22 @@ def _lift(graph: Graph, spec: OpSpec, cls: str, v: Any, common: str | None) -> A
     return graph.lift(v, want)
 
 
-def _to_array(spec: OpSpec, arg: Any, v: Any, common: str | None) -> Any:
+def _to_array(cls: str, v: Any, common: str | None) -> Any:
     if v is None:
         return None
-    if arg.variadic:
-        return [_to_array(spec, _Single(arg.dtype_class), i, common) for i in v]
     arr = np.asarray(v)
-    want = common if arg.dtype_class in GROUPED_CLASSES else None
+    want = common if cls in GROUPED_CLASSES else None
     if want is None and not isinstance(v, (np.ndarray, np.generic)):
         want = _scalar_dtype(v)
     return arr.astype(want, copy=False) if want and dtype_name(arr.dtype) != want else arr
-
-
-class _Single:
-    variadic = False
-
-    def __init__(self, dtype_class: str):
-        self.dtype_class = dtype_class
 
 
 def _signature(spec: OpSpec) -> inspect.Signature:
     P = inspect.Parameter
     params = [P(a.name, P.POSITIONAL_OR_KEYWORD, default=None if a.optional else P.empty)
               for a in spec.operands]
-    params += [P(a.name, P.KEYWORD_ONLY, default=None if a.required and not a.optional
-                 else a.default) for a in spec.attrs]
+    params += [P(a.name, P.KEYWORD_ONLY, default=P.empty if a.required else a.default)
+               for a in spec.attrs]
     return inspect.Signature(params)
 
 
