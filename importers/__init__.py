@@ -1,0 +1,106 @@
+"""Importers: programs of other frameworks into the ivy dialect.
+
+Each source module (`torch`, `jax`, `tensorflow`, `numpy`) exposes
+`import_program(fn, args, kwargs, params, buffers) -> ivy_ir.Module`: a mapping table
+from the framework's ops onto registry ops plus one walker over the framework's own
+graph. `detect_source` picks the importer from the object and its example arguments
+without importing any framework that the user has not imported already.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+SOURCES = ("ivy", "numpy", "torch", "jax", "tensorflow")
+"""Source names accepted by `ivy_ir.compile(source=...)`."""
+
+_MODULE_ROOTS = {"torch": "torch", "jax": "jax", "flax": "jax", "haiku": "jax",
+                 "tensorflow": "tensorflow", "keras": "tensorflow", "tf_keras": "tensorflow",
+                 "numpy": "numpy", "ivy": "ivy", "ivy_ir": "ivy"}
+
+
+def _root(obj: Any) -> str | None:
+    mod = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None)
+    if not isinstance(mod, str):
+        mod = type(obj).__module__
+    return _MODULE_ROOTS.get(mod.split(".")[0])
+
+
+def _leaves(tree: Any) -> list[Any]:
+    if isinstance(tree, dict):
+        return [x for v in tree.values() for x in _leaves(v)]
+    if isinstance(tree, (list, tuple)):
+        return [x for v in tree for x in _leaves(v)]
+    return [tree]
+
+
+def _framework_of_value(v: Any) -> str | None:
+    for cls in type(v).__mro__:
+        root = _MODULE_ROOTS.get(cls.__module__.split(".")[0])
+        if root in ("torch", "jax", "tensorflow"):
+            return root
+    return None
+
+
+def _referenced_frameworks(fn: Callable[..., Any]) -> list[str]:
+    """Frameworks whose modules or functions the function's code names (globals and
+    closure cells), in order of first mention."""
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return []
+    names = list(code.co_names)
+    scope = dict(getattr(fn, "__globals__", {}))
+    cells = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__ or ()
+                                         if _filled(c))))
+    scope.update(cells)
+    found: list[str] = []
+    for name in list(names) + list(cells):
+        value = scope.get(name)
+        if isinstance(value, types.ModuleType) or callable(value):
+            root = _root(value)
+            if root and root not in found:
+                found.append(root)
+    return found
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        return cell.cell_contents is not cell
+    except ValueError:
+        return False
+
+
+def detect_source(fn: Any, args: tuple[Any, ...] = (), params: Any = None) -> str:
+    """Which importer handles `fn` called on `args` (and `params`)."""
+    if inspect.isclass(fn):
+        raise TypeError(f"got the class {fn.__name__}; pass an instance (a model) or a function")
+    for base in type(fn).__mro__:
+        root = _MODULE_ROOTS.get(base.__module__.split(".")[0])
+        if root in ("torch", "jax", "tensorflow"):
+            return root
+    for v in _leaves(list(args)) + _leaves(params):
+        root = _framework_of_value(v)
+        if root:
+            return root
+    found = _referenced_frameworks(fn)
+    for preferred in ("ivy", "torch", "jax", "tensorflow", "numpy"):
+        if preferred in found:
+            return preferred
+    return "ivy"
+
+
+def importer(source: str) -> Any:
+    """The importer module of `source` (imports its framework)."""
+    if source not in SOURCES or source == "ivy":
+        raise ValueError(f"unknown source '{source}'; available: {', '.join(SOURCES)}")
+    return importlib.import_module(f"importers.{source}")
+
+
+def loaded(framework: str) -> bool:
+    return framework in sys.modules

@@ -8,8 +8,8 @@ from .api import compile, list_ops, lower, parse, trace
 from .compiled import Compiled
 from .context import IRError
 from .module import Module
-from .tracer import TraceError
+from .tracer import TraceError, UnsupportedOpsError
 
-__all__ = ["Compiled", "IRError", "Module", "TraceError", "compile", "list_ops", "lower",
-           "parse", "trace"]
+__all__ = ["Compiled", "IRError", "Module", "TraceError", "UnsupportedOpsError", "compile",
+           "list_ops", "lower", "parse", "trace"]
 __version__ = "0.1.0"

@@ -67,8 +67,14 @@ def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool
 
 def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
           params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
-          name: str = "main") -> Module:
-    """Trace a function written with the `ivy` facade into an ivy IR module.
+          name: str = "main", source: str | None = None) -> Module:
+    """Trace a program into an ivy IR module.
+
+    `source` names the framework `fn` is written in ("ivy", "numpy", "torch", "jax",
+    "tensorflow"); by default it is detected from `fn` (an `nn.Module`, a Keras model),
+    the example arguments (torch tensors, JAX or TF arrays) and the modules its code names.
+    Programs of other frameworks go through their importer (`importers/`); the rest of
+    this docstring is about the `ivy` facade.
 
     Array arguments become function inputs; other arguments (Python scalars, shapes,
     strings) are static and read as constants. With `params` (a nested dict of arrays)
@@ -76,7 +82,13 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     named by its dotted path. `buffers` (e.g. batch-norm statistics) join the same tree
     as non-trainable parameters.
     """
+    from importers import detect_source, importer
+
     kwargs = kwargs or {}
+    source = source or detect_source(fn, args, params)
+    if source != "ivy":
+        return importer(source).import_program(fn, args, kwargs, params=params,
+                                               buffers=buffers, name=name)
     in_specs = [TensorSpec.of(np.asarray(a)) for a in args if _is_array(a)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])
     graph = Graph(block)
@@ -131,7 +143,8 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
             print_ir_after_all: bool = False, **options: Any) -> Compiled:
     """Trace (or take) a program, optimize it with `passes` and lower it to `target`.
 
-    `fn` may be a facade function, an `ivy_ir.Module` or IR text. `passes` is a preset
+    `fn` may be a function or model of any source framework (see `trace`), an
+    `ivy_ir.Module` or IR text. `passes` is a preset
     name ("default", "none") or a pipeline string; "" runs no pass at all. Target options
     (see `lower`) pass through.
     """
@@ -139,19 +152,17 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
     from lowerings import lower as _lower
 
     get_runtime(target).check_options(options)
-    if source not in (None, "ivy"):
-        raise ValueError(f"source '{source}' has no importer yet; available: ivy")
     if isinstance(fn, str):
         module = parse(fn)
     elif isinstance(fn, Module):
         module = fn
     else:
-        module = trace(fn, args, kwargs, params, buffers)
+        module = trace(fn, args, kwargs, params, buffers, source=source)
     optimized = run_pipeline(module, passes, print_ir_after_all=print_ir_after_all)
 
     retrace = None
     if callable(fn) and not isinstance(fn, Module):
         def retrace(new_args: tuple[Any, ...]) -> Compiled:
-            return compile(fn, target, new_args, kwargs, passes, params, buffers,
+            return compile(fn, target, new_args, kwargs, passes, params, buffers, source,
                            print_ir_after_all=print_ir_after_all, **options)
     return _lower(optimized, target, params=None, retrace=retrace, **options)
