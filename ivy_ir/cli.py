@@ -1,4 +1,4 @@
-"""`ivy-ir`: the project's command line (demo, ops, lower)."""
+"""`ivy-ir`: the project's command line (demo, ops, lower, import)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import sys
 import time
 
 import numpy as np
+
+from . import import_cli
+from .context import IRError
+from .tracer import TraceError
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -74,8 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     low.add_argument("file")
     low.add_argument("--target", default="numpy")
     low.set_defaults(run=_lower)
+    import_cli.add_parser(sub)
     args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except (import_cli.CliError, TraceError, IRError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

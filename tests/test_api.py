@@ -151,7 +151,7 @@ def test_facade_errors_are_clear():
 
 
 def test_import_loads_no_framework():
-    code = ("import sys, ivy_ir, ivy, lowerings; "
+    code = ("import sys, ivy_ir, ivy, lowerings, importers, importers.common; "
             "print([m for m in sys.modules if m.split('.')[0] in ('torch','jax','tensorflow')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
