@@ -61,10 +61,16 @@ class CompiledModule(tf.Module):
         return self._call(*inputs)
 
 
+def _module_name(key: str) -> str:
+    """A valid `tf.Module` name for a tree key such as `0` (torch `nn.Sequential`)."""
+    name = re.sub(r"\W", "_", key)
+    return name if name[:1].isalpha() or name[:1] == "_" else f"m_{name}"
+
+
 def _attach(module: tf.Module, tree: dict[str, Any]) -> None:
     for key, value in tree.items():
         if isinstance(value, dict):
-            child = tf.Module(name=re.sub(r"\W", "_", key) or "m")
+            child = tf.Module(name=_module_name(key))
             _attach(child, value)
             value = child
         setattr(module, key, value)

@@ -204,3 +204,13 @@ def test_attention_float_mask_of_another_dtype_keeps_q_dtype(target):
     got = got.numpy() if hasattr(got, "numpy") else np.asarray(got)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_tensorflow_params_with_numeric_path_parts():
+    """torch `nn.Sequential` and JAX param lists name weights `layers.0.w`."""
+    p = {"layers": {"0": {"w": np.full((3, 3), 2, np.float32)}}}
+    x = np.ones((2, 3), np.float32)
+    c = ivy_ir.compile(lambda p, x: x @ p["layers"]["0"]["w"], target="tensorflow",
+                       args=(x,), params=p)
+    np.testing.assert_array_equal(c(x).numpy(), np.full((2, 3), 6, np.float32))
+    assert list(c.params) == ["layers.0.w"]

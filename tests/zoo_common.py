@@ -56,6 +56,8 @@ def _native(framework: str) -> Callable[[np.ndarray], Any]:
 
 
 def _tree_map(fn: Callable[[Any], Any], tree: Any) -> Any:
+    if tree is None:
+        return None
     if isinstance(tree, dict):
         return {k: _tree_map(fn, v) for k, v in tree.items()}
     if isinstance(tree, (list, tuple)):
