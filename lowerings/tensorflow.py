@@ -213,6 +213,17 @@ def _gather_nd(c: OpContext) -> str:
     return f"tf.gather_nd({x}, {idx})"
 
 
+def _scatter(fn: str) -> Rule:
+    # one index vector (rank-1 indices) is one update: TF reads rank-1 indices as a batch
+    # of scalar indices, so scatter a batch of one
+    def rule(c: OpContext) -> str:
+        x, idx, upd = c.args["x"], c.args["indices"], c.args["updates"]
+        if c.in_types["indices"].rank == 1:
+            return f"tf.{fn}({x}, {idx}[None], {upd}[None])"
+        return f"tf.{fn}({x}, {idx}, {upd})"
+    return rule
+
+
 def _sort(c: OpContext) -> str:
     x = c.in_types["x"]
     if x.rank == 0 or (0 in x.shape and c.op.SPEC.name == "sort"):
@@ -309,8 +320,8 @@ TF_RULES: dict[str, Rule] = {
     if 0 in c.out.shape else "tf.gather({x}, {indices}, axis={axis})".format(**c.fields()),
     "take_along_axis": "take_along_axis({x}, {indices}, {axis}, {out_shape})",
     "gather_nd": _gather_nd,
-    "scatter_nd": "tf.tensor_scatter_nd_update({x}, {indices}, {updates})",
-    "scatter_add": "tf.tensor_scatter_nd_add({x}, {indices}, {updates})",
+    "scatter_nd": _scatter("tensor_scatter_nd_update"),
+    "scatter_add": _scatter("tensor_scatter_nd_add"),
     "sort": _sort,
     "argsort": _sort,
     "top_k": "top_k({x}, {k}, {axis}, {largest})",

@@ -1,0 +1,313 @@
+"""The one walker over a jaxpr: equations in order, each through the `LAX_TO_IVY` table.
+
+Values flowing between equations are either SSA values of the IR being built or
+*known* NumPy arrays (literals, closed-over constants, and results of equations whose
+inputs are all known and whose outputs are small, folded by running the primitive).
+Known values let the rules read static facts (gather/scatter indices, padding values,
+`cond` predicates) and are materialized as constants only where an op needs them.
+
+Higher-order primitives are not mapped but walked into: `jit`/`pjit`, `closed_call`,
+`custom_jvp_call`, `custom_vjp_call`, `checkpoint`/`remat` inline their body;
+`scan` (and `fori_loop`, which stages to a scan) is unrolled for its static trip
+count; `cond` with a known predicate inlines the chosen branch.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from jax.extend.core import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal
+from xdsl.ir import Attribute, SSAValue
+
+from ivy_ir.dialect import TensorSpec
+from ivy_ir.dialect.attrs import AttrError
+from ivy_ir.dialect.infer import InferError
+from ivy_ir.dialect.types import dtype_name, numpy_dtype
+from ivy_ir.tracer import INLINE_LIMIT, TraceError
+
+from .common import ImportBuilder, location, location_str, spec_of
+
+try:  # JAX's own user-frame heuristics (private: without them ops carry no location)
+    from jax._src import source_info_util
+except ImportError:  # pragma: no cover
+    source_info_util = None
+
+Value = SSAValue | np.ndarray
+Rule = Callable[["JaxprWalker", JaxprEqn, list[Value]], Value | list[Value]]
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OWN_DIRS = tuple(os.path.join(_ROOT, d) + os.sep for d in ("ivy_ir", "ivy", "lowerings",
+                                                            "importers"))
+FOLD_LIMIT = INLINE_LIMIT
+"""Equations on known inputs are evaluated at import time when their results are this
+small: larger results stay ops (an `iota` of 1000 reads better as `ivy.arange`)."""
+UNROLL_LIMIT = 20000
+"""Most equations a `scan` may unroll into (trip count x body size)."""
+INLINED = ("jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
+           "custom_vjp_call_jaxpr", "checkpoint", "remat", "remat2", "custom_lin")
+_BODY_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
+
+
+class Unmapped(Exception):
+    """Raised by a rule for a use of its primitive that has no exact registry form (the
+    equation is then reported as unsupported, with its location)."""
+
+
+def relative_path(path: str) -> str:
+    """`path` relative to the working directory when below it (short, stable IR text)."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def representable(aval: Any) -> bool:
+    """Whether the IR has the dtype of this abstract value (no PRNG keys, no complex)."""
+    try:
+        dtype_name(np.dtype(aval.dtype))
+    except (TypeError, ValueError):
+        return False
+    return hasattr(aval, "shape")
+
+
+class JaxprWalker:
+    """Imports jaxpr equations into an `ImportBuilder`, one table rule per primitive."""
+
+    def __init__(self, builder: ImportBuilder):
+        from .jax_rules import LAX_TO_IVY  # the rule modules import this one
+
+        self.b = builder
+        self.rules = LAX_TO_IVY
+        self._constants: dict[Any, tuple[np.ndarray, SSAValue]] = {}
+        self._locations: dict[int, Attribute] = {}
+        self.window_sums: dict[SSAValue, tuple[SSAValue, float]] = {}
+        """`reduce_window_sum` results: the average pool they came from and the window
+        size, so that `sum / size` (Flax `avg_pool`) imports as the pool itself."""
+        self.pinned: Attribute | None = None
+        """Location of a library function's call (jnp.pad, jax.nn.relu) while its body is
+        walked: the body's own frames come from whichever call traced it first."""
+        self.iotas: dict[SSAValue, int] = {}
+        """`iota` results and their dimension (`argsort` is a sort keyed on an iota)."""
+
+    # ---- walking ----
+    def run(self, jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Value]) -> list[Value]:
+        """Import the equations of `jaxpr` on `args`; returns its outputs."""
+        env: dict[Any, Value] = {}
+        for var, value in zip(jaxpr.constvars, consts):
+            env[var] = value if isinstance(value, SSAValue) else np.asarray(value)
+        if len(args) != len(jaxpr.invars):
+            raise TraceError(f"jaxpr takes {len(jaxpr.invars)} inputs, got {len(args)}")
+        env.update(zip(jaxpr.invars, args))
+        for eqn in _live(jaxpr):
+            outs = self.equation(eqn, [_read(env, v) for v in eqn.invars])
+            for var, value in zip(eqn.outvars, outs):
+                if not isinstance(var, DropVar):
+                    env[var] = value
+        return [_read(env, v) for v in jaxpr.outvars]
+
+    def equation(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
+        name = eqn.primitive.name
+        self.b.at(self.location(eqn))
+        if name in INLINED:
+            return self._inline(eqn, ins)
+        if name == "scan":
+            return self._scan(eqn, ins)
+        if name == "cond":
+            return self._cond(eqn, ins)
+        folded = self._fold(eqn, ins)
+        if folded is not None:
+            return folded
+        rule = self.rules.get(name)
+        if rule is None or not all(representable(v.aval) for v in eqn.outvars):
+            return self.unsupported(eqn)
+        try:
+            out = rule(self, eqn, ins)
+        except Unmapped:
+            return self.unsupported(eqn)
+        except (InferError, AttrError, TypeError, ValueError) as exc:
+            if self.b.missing:  # fed by an unsupported op's placeholder: already reported
+                return self.unsupported(eqn, record=False)
+            where = location_str(self.location(eqn))
+            raise TraceError(f"{where}: cannot import jax op '{name}': {exc}") from None
+        return out if isinstance(out, list) else [out]
+
+    def location(self, eqn: JaxprEqn) -> Attribute:
+        """The user's source line that staged `eqn` (frames of this package skipped)."""
+        if self.pinned is not None:
+            return self.pinned
+        tb = getattr(eqn.source_info, "traceback", None)
+        key = id(tb)
+        if key not in self._locations:
+            frame = _user_frame(tb)
+            self._locations[key] = (location(relative_path(frame.file_name), frame.start_line,
+                                             frame.start_column + 1)
+                                    if frame else location(None, None))
+        return self._locations[key]
+
+    def unsupported(self, eqn: JaxprEqn, record: bool = True) -> list[Value]:
+        """Placeholders for `eqn`'s results; the op joins the all-at-once report."""
+        specs = [TensorSpec(tuple(v.aval.shape), dtype_name(v.aval.dtype))
+                 if representable(v.aval) else TensorSpec((), "float32") for v in eqn.outvars]
+        if record:
+            return self.b.unsupported(eqn.primitive.name, specs)
+        return [self.b.emit("zeros", shape=list(s.shape), dtype=s.dtype) for s in specs]
+
+    def _fold(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value] | None:
+        """Evaluate an equation on known inputs (small results only) at import time."""
+        if not all(isinstance(v, np.ndarray) for v in ins) or eqn.effects:
+            return None
+        avals = [v.aval for v in eqn.outvars]
+        if not all(representable(a) for a in avals) or \
+                sum(int(np.prod(a.shape)) for a in avals) > FOLD_LIMIT:
+            return None
+        try:
+            out = eqn.primitive.bind(*ins, **eqn.params)
+        except Exception:  # a primitive that cannot run eagerly: import it as an op
+            return None
+        outs = out if eqn.primitive.multiple_results else [out]
+        return [np.asarray(o).astype(a.dtype, copy=False) for o, a in zip(outs, avals)]
+
+    # ---- higher-order primitives ----
+    def _inline(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
+        body = next((eqn.params[k] for k in _BODY_PARAMS if k in eqn.params), None)
+        if isinstance(body, ClosedJaxpr):
+            jaxpr, consts = body.jaxpr, body.consts
+        elif isinstance(body, Jaxpr):
+            jaxpr, consts = body, []
+        else:
+            return self.unsupported(eqn)
+        outer = self.pinned
+        if outer is None and _library_function(jaxpr):
+            self.pinned = self.location(eqn)
+        try:
+            return self.run(jaxpr, consts, ins)
+        finally:
+            self.pinned = outer
+
+    def _scan(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
+        """Unroll a scan with its static trip count: carry threads through copies of the
+        body; per-step outputs are stacked on a new leading axis."""
+        p = eqn.params
+        body, n, n_consts, n_carry = p["jaxpr"], p["length"], p["num_consts"], p["num_carry"]
+        if n * max(1, len(body.jaxpr.eqns)) > UNROLL_LIMIT:
+            return self.unsupported(eqn)
+        consts, carry = ins[:n_consts], ins[n_consts:n_consts + n_carry]
+        xs = ins[n_consts + n_carry:]
+        steps: dict[int, list[Value]] = {}
+        for i in (reversed(range(n)) if p["reverse"] else range(n)):
+            outs = self.run(body.jaxpr, body.consts, consts + carry + [self.index0(x, i)
+                                                                        for x in xs])
+            carry, steps[i] = outs[:n_carry], outs[n_carry:]
+        ys = []
+        for j, var in enumerate(eqn.outvars[n_carry:]):
+            column = [steps[i][j] for i in range(n)]
+            if not column:
+                ys.append(np.zeros(var.aval.shape, var.aval.dtype))
+            elif all(isinstance(c, np.ndarray) for c in column):
+                ys.append(np.stack(column))
+            else:
+                ys.append(self.emit("stack", [column], axis=0))
+        return carry + ys
+
+    def _cond(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
+        index = self.known(ins[0])
+        if index is None:
+            return self.unsupported(eqn)
+        branches = eqn.params["branches"]
+        branch = branches[int(np.clip(int(index), 0, len(branches) - 1))]
+        return self.run(branch.jaxpr, branch.consts, ins[1:])
+
+    # ---- helpers for the rules ----
+    def ssa(self, value: Value) -> SSAValue:
+        """An SSA value for `value`; a known array becomes a constant (once)."""
+        if isinstance(value, SSAValue):
+            return value
+        # small constants are shared by value (each literal read is a fresh array)
+        key: Any = (value.dtype.str, value.shape, value.tobytes()) \
+            if value.size <= INLINE_LIMIT else id(value)
+        if key not in self._constants:
+            self._constants[key] = (value, self.b.constant(value))
+        return self._constants[key][1]
+
+    def emit(self, op: str, operands: Sequence[Value | None] = (), **attrs: Any) -> SSAValue:
+        return self.emit_all(op, operands, **attrs)[0]
+
+    def emit_all(self, op: str, operands: Sequence[Value | None] = (),
+                 **attrs: Any) -> list[SSAValue]:
+        return self.b.emit_all(op, [self._operand(v) for v in operands], **attrs)
+
+    def _operand(self, v: Value | list[Value] | None) -> Any:
+        if isinstance(v, list):
+            return [self.ssa(x) for x in v]
+        return None if v is None else self.ssa(v)
+
+    def cast(self, value: Value, dtype: str) -> Value:
+        """`value` in `dtype` (an `astype` op only where the dtype differs)."""
+        if isinstance(value, np.ndarray):
+            return value.astype(numpy_dtype(dtype), copy=False)
+        return self.b.cast(value, dtype)
+
+    @staticmethod
+    def known(value: Value) -> np.ndarray | None:
+        return value if isinstance(value, np.ndarray) else None
+
+    @staticmethod
+    def spec(value: Value) -> TensorSpec:
+        return TensorSpec.of(value) if isinstance(value, np.ndarray) else spec_of(value)
+
+    @staticmethod
+    def out(eqn: JaxprEqn, i: int = 0) -> TensorSpec:
+        aval = eqn.outvars[i].aval
+        return TensorSpec(tuple(aval.shape), dtype_name(aval.dtype))
+
+    def index0(self, x: Value, i: int) -> Value:
+        """`x[i]` along the leading axis."""
+        if isinstance(x, np.ndarray):
+            return np.asarray(x[i])
+        shape = self.spec(x).shape
+        part = self.emit("slice", [x], start=[i] + [0] * (len(shape) - 1),
+                         stop=[i + 1, *shape[1:]], step=[1] * len(shape))
+        return self.emit("squeeze", [part], axis=[0])
+
+
+def _user_frame(tb: Any) -> Any:
+    """The innermost frame of `tb` in neither JAX nor this package, or None."""
+    if tb is None or source_info_util is None:
+        return None
+    try:
+        return next((f for f in source_info_util.user_frames(tb)
+                     if not f.file_name.startswith(OWN_DIRS)), None)
+    except (AttributeError, TypeError):  # a JAX whose tracebacks look different
+        return None
+
+
+def _library_function(jaxpr: Jaxpr) -> bool:
+    """Whether a staged function is JAX's own code rather than the user's."""
+    src = getattr(jaxpr.debug_info, "func_src_info", None) or ""
+    path = src.rpartition(" at ")[2].rpartition(":")[0]
+    if not path or source_info_util is None:
+        return False
+    return not source_info_util.is_user_filename(path)
+
+
+def _read(env: dict[Any, Value], v: Any) -> Value:
+    if isinstance(v, Literal):
+        return np.asarray(v.val, dtype=v.aval.dtype)
+    return env[v]
+
+
+def _live(jaxpr: Jaxpr) -> list[JaxprEqn]:
+    """Equations whose results are used (dead ones, e.g. a scan's dropped counter, are
+    never imported), in order."""
+    needed = {v for v in jaxpr.outvars if not isinstance(v, Literal)}
+    live = []
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.effects or any(v in needed for v in eqn.outvars if not isinstance(v, DropVar)):
+            live.append(eqn)
+            needed.update(v for v in eqn.invars if not isinstance(v, Literal))
+    return live[::-1]
+
