@@ -30,7 +30,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import dtype_name, numpy_dtype
 from ivy_ir.module import Module
-from ivy_ir.tracer import Graph, UnsupportedOpsError
+from ivy_ir.tracer import Graph, UnsupportedOpsError, identifier
 
 
 def location(file: str | None, line: int | None, col: int = 0) -> Attribute:
@@ -54,7 +54,7 @@ class ImportBuilder:
         self.framework = framework
         self.block = Block(arg_types=[s.to_xdsl() for s in inputs])
         for arg, name in zip(self.block.args, input_names):
-            arg.name_hint = _identifier(name)
+            arg.name_hint = identifier(name)
         self.graph = Graph(self.block, location=UnknownLoc())
         self.missing: dict[str, list[str]] = {}
 
@@ -127,8 +127,3 @@ def dtype_of(array_dtype: Any) -> str:
 
 def _static(shape: Sequence[int | None]) -> list[int]:
     return [1 if d is None else d for d in shape]
-
-
-def _identifier(name: str) -> str:
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    return out if out and not out[0].isdigit() else f"_{out}"

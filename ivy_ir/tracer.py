@@ -58,6 +58,12 @@ def _short(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+def identifier(name: str) -> str:
+    """An SSA name hint for a source name such as `layers.0.w` or `dense/kernel`."""
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return out if out and not out[0].isdigit() else f"_{out}"
+
+
 class TraceError(RuntimeError):
     """A traced program did something that a static graph cannot record."""
 
@@ -102,7 +108,7 @@ class Graph:
 
     def add_param(self, name: str, array: np.ndarray, trainable: bool = True) -> SSAValue:
         arg = self.block.insert_arg(TensorSpec.of(array).to_xdsl(), len(self.block.args))
-        arg.name_hint = name.replace(".", "_")
+        arg.name_hint = identifier(name)
         self.params[name] = array
         key = "ivy.param" if trainable else "ivy.buffer"
         self.param_attrs[arg.index] = DictionaryAttr({key: StringAttr(name)})

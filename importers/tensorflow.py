@@ -1,0 +1,263 @@
+"""The TensorFlow / Keras importer: a `tf.function` concrete graph -> the ivy dialect.
+
+The program is traced by TensorFlow itself (`tf.function(...).get_concrete_function`
+on `tf.TensorSpec`s of the example arguments; a Keras model is called with
+`training=False`), then `TF_TO_IVY` maps each raw op of the graph onto registry ops
+(`tensorflow_walk.Walker`). Captured resource variables become IR parameters named by
+their Keras path (`dense/kernel`) or TF variable name (without ":0"), trainable as the
+variable says; captured constant tensors become constants. Autograph turns a Python
+`if`/`while` on a tensor into an `If`/`While` op, which a static graph cannot hold:
+those are reported with the user's line, together with every other unmapped op.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import sysconfig
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from importers.common import ImportBuilder, location
+from importers.tensorflow_array import ARRAY_OPS
+from importers.tensorflow_math import MATH_OPS
+from importers.tensorflow_nn import NN_OPS
+from importers.tensorflow_walk import Handler, Value, VarRef, Walker, tf_dtype
+from ivy_ir.dialect import DTYPES, TensorSpec
+from ivy_ir.module import Module
+from ivy_ir.tracer import TraceError, UnsupportedOpsError
+
+TF_TO_IVY: dict[str, Handler] = {**MATH_OPS, **ARRAY_OPS, **NN_OPS}
+"""Raw TF op type -> handler emitting registry ops. Ops missing here are reported."""
+
+SIDE_EFFECTS = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+                          "ResourceScatterUpdate", "ResourceScatterAdd"})
+"""Ops walked even when no output depends on them: they mutate state, so dropping them
+would change the program; they have no mapping and are reported."""
+
+CONTROL_FLOW = frozenset({"If", "StatelessIf", "While", "StatelessWhile", "Case",
+                          "StatelessCase"})
+
+
+class DataDependentControlFlowError(UnsupportedOpsError):
+    """Tensor-dependent control flow (a Python `if`/`while` on a tensor that autograph
+    turned into a graph op, tf.cond, tf.while_loop) found among the unmapped ops."""
+
+    def __init__(self, base: UnsupportedOpsError):
+        super().__init__(base.framework, base.missing)
+        flow = sorted(k for k in base.missing if k.split(" ")[0] in CONTROL_FLOW)
+        where = ", ".join(loc for k in flow for loc in dict.fromkeys(base.missing[k]))
+        self.args = (f"{self.args[0]}\ndata-dependent control flow at {where} (a Python "
+                     "if/while on a tensor, tf.cond, tf.while_loop or a Keras RNN layer): a "
+                     "static graph records one path; use tf.where, or unroll the loop over a "
+                     "Python range",)
+
+
+def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
+                   params: Any = None, buffers: Any = None, name: str = "main") -> Module:
+    """Trace `fn(*args, **kwargs)` (or `fn(params, *args)`) with TensorFlow and import
+    the graph. Array arguments (of any framework) become inputs; the rest are static."""
+    kwargs = dict(kwargs or {})
+    for i, a in enumerate(args):
+        if isinstance(a, (list, tuple, dict)) and any(_is_array(v) for _, v in _flatten(a)):
+            raise TypeError(f"argument {i} is a {type(a).__name__} holding arrays: pass "
+                            "each array as its own argument (for a Keras model with several "
+                            "inputs, trace `lambda a, b: model([a, b])`)")
+    arrays = [i for i, a in enumerate(args) if _is_array(a)]
+    specs = [_spec(args[i]) for i in arrays]
+    names = _input_names(fn, args, arrays, params is not None or buffers is not None)
+    in_specs = [TensorSpec(tuple(s.shape), _input_dtype(s, n)) for s, n in zip(specs, names)]
+    tree = _merge(params, buffers)
+    leaves = _flatten(tree) if tree is not None else []
+    call = _caller(fn, args, arrays, kwargs, tree is not None)
+    tree_specs = tf.nest.map_structure(_spec, tree) if tree is not None else None
+    concrete = _concrete(call, ([tree_specs] if tree is not None else []) + specs)
+    graph = concrete.graph
+
+    builder = ImportBuilder("tensorflow", in_specs, names)
+    trainable = {path for path, _ in _flatten(params)} if params is not None else set()
+    values: list[Value] = [builder.param(path, np.asarray(leaf), path in trainable)
+                           for path, leaf in leaves]
+    values += builder.inputs[:len(specs)]
+    variables = _variable_refs(fn, graph)
+    captured = {internal.name: variables.get(id(external)) if external.dtype == tf.resource
+                else np.asarray(external.numpy()) for external, internal in graph.captures}
+    values += [captured[t.name] for t in graph.inputs[len(values):]]
+    walker = Walker(builder, TF_TO_IVY, Locator(), SIDE_EFFECTS, graph)
+    outputs = walker.run(graph, values)
+    try:
+        outs = [walker.output(v, i) for i, v in enumerate(outputs)]
+        return builder.finish(outs, _returns_sequence(concrete), name)
+    except UnsupportedOpsError as exc:
+        if any(k.split(" ")[0] in CONTROL_FLOW for k in exc.missing):
+            raise DataDependentControlFlowError(exc) from None
+        raise
+
+
+def _input_dtype(spec: tf.TensorSpec, name: str) -> str:
+    dtype = tf_dtype(spec.dtype)
+    if dtype is None:
+        raise TypeError(f"input '{name}' has dtype {spec.dtype.name}, which the ivy dialect "
+                        f"does not support (supported: {', '.join(DTYPES)})")
+    return dtype
+
+
+def _is_array(a: Any) -> bool:
+    if isinstance(a, (bool, int, float, complex, str, bytes)) or a is None:
+        return False
+    return isinstance(a, (np.ndarray, np.generic, tf.Tensor, tf.Variable)) \
+        or hasattr(a, "__array__")
+
+
+def _spec(a: Any) -> tf.TensorSpec:
+    if isinstance(a, (tf.Tensor, tf.Variable)):
+        return tf.TensorSpec(a.shape, a.dtype)
+    array = np.asarray(a)
+    return tf.TensorSpec(array.shape, tf.as_dtype(array.dtype))
+
+
+def _is_keras_layer(fn: Any) -> bool:
+    return any(c.__name__ == "Layer" and c.__module__.split(".")[0] in ("keras", "tf_keras")
+               for c in type(fn).__mro__)
+
+
+def _caller(fn: Any, args: tuple[Any, ...], arrays: list[int], kwargs: dict[str, Any],
+            takes_tree: bool) -> Callable[..., Any]:
+    """A function of the array arguments only (static ones are bound); a Keras layer or
+    model is called in inference mode."""
+    if _is_keras_layer(fn):
+        kwargs.setdefault("training", False)
+
+    def call(*traced: Any) -> Any:
+        full = list(args)
+        tree = traced[:1] if takes_tree else ()
+        for i, t in zip(arrays, traced[len(tree):]):
+            full[i] = t
+        return fn(*tree, *full, **kwargs)
+    return call
+
+
+def _concrete(call: Callable[..., Any], sig: list[Any]) -> Any:
+    """TF's trace of `call`. A Python condition on a tensor that autograph did not
+    convert becomes a `TraceError` naming the user's line."""
+    try:
+        return tf.function(call).get_concrete_function(*sig)
+    except tf.errors.OperatorNotAllowedInGraphError as exc:
+        frame = _raising_user_frame(exc)
+        where = f" at {_short(frame.filename)}:{frame.lineno}" if frame else ""
+        raise TraceError(f"data-dependent Python control flow{where}: the truth value of a "
+                         "traced tensor is not known while tracing; use tf.where "
+                         "instead") from None
+
+
+def _raising_user_frame(exc: BaseException) -> traceback.FrameSummary | None:
+    """The innermost user frame where `exc` arose. Autograph re-raises errors as new
+    exceptions; the original one, with the user's line, is the chain's innermost."""
+    chain = [exc]
+    while chain[-1].__context__ is not None and len(chain) < 16:
+        chain.append(chain[-1].__context__)
+    user = Locator().is_user
+    for error in reversed(chain):
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if user(f.filename)]
+        if frames:
+            return frames[-1]
+    return None
+
+
+def _variable_refs(fn: Any, graph: Any) -> dict[int, VarRef]:
+    """Captured resource handle (by id) -> the variable's parameter. Keras variables are
+    named by their path, other TF variables by their name without ':0'; a name taken
+    twice gets a numbered suffix."""
+    paths = {}
+    for v in getattr(fn, "variables", None) or ():
+        inner = getattr(v, "value", None)
+        if hasattr(v, "path") and hasattr(inner, "handle"):
+            paths[id(inner.handle)] = v.path
+    refs: dict[int, VarRef] = {}
+    taken: set[str] = set()
+    for v in graph.variables:
+        name = paths.get(id(v.handle)) or v.name.removesuffix(":0")
+        base, n = name, 1
+        while name in taken:
+            name, n = f"{base}_{n}", n + 1
+        taken.add(name)
+        refs[id(v.handle)] = VarRef(name, v.numpy(), bool(v.trainable))
+    return refs
+
+
+def _returns_sequence(concrete: Any) -> bool:
+    out = concrete.structured_outputs
+    return not isinstance(out, tf.Tensor)
+
+
+_OWN_DIRS = tuple(os.path.dirname(os.path.dirname(__file__)) + os.sep + d + os.sep
+                  for d in ("importers", "ivy_ir", "ivy", "lowerings"))
+
+
+class Locator:
+    """Where the user's code created an op: the innermost frame of its traceback outside
+    TensorFlow, Keras, the standard library and ivy_ir (verdicts cached per file)."""
+
+    def __init__(self) -> None:
+        frameworks = [sys.modules[m] for m in ("tensorflow", "keras", "tf_keras")
+                      if getattr(sys.modules.get(m), "__file__", None)]
+        self.dirs = _OWN_DIRS + tuple(os.path.dirname(m.__file__) + os.sep
+                                      for m in frameworks) + (sysconfig.get_paths()["stdlib"],)
+        self.verdicts: dict[str, bool] = {}
+
+    def is_user(self, filename: str) -> bool:
+        if filename not in self.verdicts:
+            self.verdicts[filename] = not filename.startswith(self.dirs + ("<",))
+        return self.verdicts[filename]
+
+    def __call__(self, op: Any) -> Any:
+        for frame in reversed(op.traceback):
+            if self.is_user(frame.filename):
+                return location(_short(frame.filename), frame.lineno)
+        return location(None, None)
+
+
+def _short(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _merge(params: Any, buffers: Any) -> Any:
+    if params is None and buffers is None:
+        return None
+    if not isinstance(params or {}, dict) or not isinstance(buffers or {}, dict):
+        raise TypeError("params and buffers must be (nested) dicts of arrays")
+    tree = dict(params or {})
+    for k, v in (buffers or {}).items():
+        if k in tree:
+            raise ValueError(f"'{k}' is both a parameter and a buffer")
+        tree[k] = v
+    return tree
+
+
+def _flatten(tree: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """(dotted path, leaf) pairs in `tf.nest.flatten` order (dict keys sorted)."""
+    if isinstance(tree, dict):
+        return [p for k in sorted(tree) for p in _flatten(tree[k], f"{prefix}{k}.")]
+    if isinstance(tree, (list, tuple)):
+        return [p for i, v in enumerate(tree) for p in _flatten(v, f"{prefix}{i}.")]
+    return [(prefix[:-1], tree)]
+
+
+def _input_names(fn: Any, args: tuple[Any, ...], arrays: list[int],
+                 takes_tree: bool) -> list[str]:
+    """Inputs named after the function's parameters, so the IR reads like the source."""
+    try:
+        names = list(inspect.signature(getattr(fn, "call", fn)).parameters)[int(takes_tree):]
+    except (TypeError, ValueError):
+        names = []
+    names += [f"arg{i}" for i in range(len(names), len(args))]
+    return [names[i] for i in arrays]
