@@ -217,3 +217,13 @@ def test_closed_over_arrays_become_buffers_in_the_promoted_dtype():
     c = ivy_ir.compile(lambda a: a + big + big, args=(x,))
     np.testing.assert_array_equal(c(x), 1 + 2 * np.arange(32, dtype=np.float32))
     assert [v.dtype for v in c.params.values()] == [np.float32]  # one buffer, reused
+
+
+def test_non_finite_constants_survive_print_and_parse():
+    """inf/NaN print as hex bit patterns, which must parse back as those floats."""
+    values = np.array([[1.5, -np.inf], [np.nan, np.inf]], np.float32)
+    m = ivy_ir.trace(lambda a: a + values, (np.ones((2, 2), np.float32),))
+    again = ivy_ir.parse(str(m))
+    x = np.ones((2, 2), np.float32)
+    np.testing.assert_array_equal(ivy_ir.lower(again)(x), ivy_ir.lower(m)(x))
+    assert str(again) == str(m)

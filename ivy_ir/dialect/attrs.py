@@ -8,6 +8,7 @@ numbers, dtype names and NumPy arrays (for `dense`). The xDSL side uses builtin 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from .spec import AttrArg
-from .types import DTYPES, TensorSpec, dtype_name, numpy_dtype
+from .types import DTYPES, FLOATS, TensorSpec, dtype_name, numpy_dtype
 
 
 class AttrError(TypeError):
@@ -212,4 +213,24 @@ def parse_value(parser: Parser, kind: str) -> Attribute:
     attr = parser.parse_attribute()
     if not isinstance(attr, DenseIntOrFPElementsAttr):
         parser.raise_error("expected a dense<...> : tensor<...> literal", pos, parser.pos)
-    return attr
+    return _with_hex_floats(attr, parser.lexer.input.content[pos:parser.pos])
+
+
+_HEX_OR_NUMBER = re.compile(r"-?0x[0-9a-fA-F]+|[-+]?(?:inf|nan|[0-9.]+(?:[eE][-+]?[0-9]+)?)")
+
+
+def _with_hex_floats(attr: DenseIntOrFPElementsAttr, text: str) -> DenseIntOrFPElementsAttr:
+    """Float elements written as hex bit patterns (how inf and NaN print, e.g.
+    `0xff800000` for -inf) hold those bits; xDSL's parser reads them as integers."""
+    spec = TensorSpec.from_xdsl(attr.type)
+    if spec.dtype not in FLOATS or "0x" not in text or text.lstrip().startswith('dense<"'):
+        return attr
+    body = text[text.index("<") + 1:text.rindex(">", 0, text.rindex(":"))]
+    dt = numpy_dtype(spec.dtype)
+    bits = np.dtype(f"uint{dt.itemsize * 8}")
+    values = [np.array(int(tok, 16), bits).view(dt) if "0x" in tok else np.array(float(tok), dt)
+              for tok in _HEX_OR_NUMBER.findall(body)]
+    flat = np.stack(values).astype(dt)
+    shape = tuple(spec.shape)
+    arr = np.broadcast_to(flat.reshape(()), shape) if flat.size == 1 else flat.reshape(shape)
+    return dense_attr(np.array(arr))
