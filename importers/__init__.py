@@ -84,6 +84,8 @@ def detect_source(fn: Any, args: tuple[Any, ...] = (), params: Any = None) -> st
         root = _MODULE_ROOTS.get(base.__module__.split(".")[0])
         if root in ("torch", "jax", "tensorflow"):
             return root
+    if callable(fn) and _root(fn) in ("torch", "jax", "tensorflow", "numpy"):
+        return _root(fn)  # a framework's own function, e.g. jax.nn.gelu
     for v in _leaves(list(args)) + _leaves(params):
         root = _framework_of_value(v)
         if root:

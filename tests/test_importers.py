@@ -39,6 +39,10 @@ def test_detects_the_source_from_the_code_and_arguments():
     assert detect_source(torch.nn.Linear(2, 2), (x,)) == "torch"
     assert detect_source(lambda p, a: a @ p["w"], (x,), {"w": jnp.ones((3, 3))}) == "jax"
     assert detect_source(lambda a: torch.relu(a), (x,)) == "torch"
+    assert detect_source(jnp.tanh, (x,)) == "jax"
+    assert detect_source(tf.nn.gelu, (x,)) == "tensorflow"
+    assert detect_source(torch.nn.functional.gelu, (x,)) == "torch"
+    assert detect_source(np.tanh, (x,)) == "numpy"
     with pytest.raises(TypeError, match="got the class Linear; pass an instance"):
         detect_source(torch.nn.Linear, (x,))
 
