@@ -1,0 +1,248 @@
+"""`recompose` rules for activations, softmax and linear layers.
+
+Each rule takes the root op of a candidate (the last op of the formula) and returns the
+`Fused` op that replaces it, or raises `NoMatch`. The algebra each one recognises is in
+its docstring; the arithmetic around it may be spelled in any order or grouping (see
+`recompose_match.Expansion`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.ir import SSAValue
+
+from ..dialect import IvyOp
+from .recompose_match import (
+    Expansion,
+    Fused,
+    Mono,
+    NoMatch,
+    Poly,
+    Prep,
+    atom,
+    close,
+    expect,
+    norm_axes,
+    peel_to,
+    producer,
+    reduction,
+    require,
+    reshaped,
+    same_poly,
+    spec,
+)
+
+GELU_TANH_COEF = 0.044715
+
+
+def _out(root: IvyOp) -> tuple[SSAValue, str]:
+    y = root.results[0]
+    return y, spec(y).dtype
+
+
+def _single(poly: Poly, length: int) -> tuple[Mono, float]:
+    """The one monomial of `poly` with `length` atoms."""
+    found = [(k, c) for k, c in poly.items() if len(k) == length]
+    require(len(found) == 1)
+    return found[0]
+
+
+def gelu(root: IvyOp) -> Fused:
+    """x/2 * (1 + erf(x / sqrt(2)))                               -> gelu(x)
+    x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))            -> gelu(x, tanh)
+    (and x/2 * (1 - erf(-x / sqrt(2))), erf and tanh being odd)"""
+    y, dt = _out(root)
+    ex = Expansion()
+    poly = ex(y, force=True)
+    require(len(poly) == 2)
+    (lin, c1), (cdf, c2) = _single(poly, 1), _single(poly, 2)
+    x, p = lin[0]
+    require(p == 1 and close(c1, 0.5, dt) and (x, 1) in cdf)
+    t = next(v for v, q in cdf if v is not x)
+    op = expect(t, "erf", "tanh")
+    require(dict(cdf)[t] == 1)
+    inner = Expansion(stops={x})
+    z = inner(op.operand_groups()[0])
+    if op.SPEC.name == "erf":
+        want, attrs = {((x, 1),): 1 / math.sqrt(2)}, {}
+    else:
+        k = math.sqrt(2 / math.pi)
+        want, attrs = {((x, 1),): k, ((x, 3),): k * GELU_TANH_COEF}, {"approximate": "tanh"}
+    # erf and tanh are odd: 1 - erf(-z) (JAX's erfc form) is 1 + erf(z)
+    sign = 1.0 if same_poly(z, want, dt) else -1.0
+    require(same_poly(z, {m: sign * w for m, w in want.items()}, dt) and
+            close(sign * c2, 0.5, dt))
+    return Fused("gelu", [x], attrs, {*ex.ops, op, *inner.ops})
+
+
+def _logistic(d: SSAValue, dt: str, ops: list) -> SSAValue:
+    """d = 1 + exp(-x) -> x."""
+    ex = Expansion()
+    poly = ex(d, force=True)
+    require(len(poly) == 2 and close(poly.get((), 0.0), 1.0, dt))
+    (mono, c), = ((k, c) for k, c in poly.items() if k)
+    require(len(mono) == 1 and mono[0][1] == 1 and close(c, 1.0, dt))
+    e = expect(mono[0][0], "exp")
+    ops += [*ex.ops, e]
+    return peel_to(e.operand_groups()[0], -1.0, dt, ops)
+
+
+def sigmoid(root: IvyOp) -> Fused:
+    """1 / (1 + exp(-x))            -> sigmoid(x)
+    1/2 + tanh(x / 2) / 2          -> sigmoid(x)   (the form `decompose` writes)"""
+    y, dt = _out(root)
+    ex = Expansion()
+    poly = ex(y, force=True)
+    ops: list = [*ex.ops]
+    if len(poly) == 1:
+        (mono, c), = poly.items()
+        require(len(mono) == 1 and mono[0][1] == -1 and close(c, 1.0, dt))
+        x = _logistic(mono[0][0], dt, ops)
+    else:
+        require(len(poly) == 2 and close(poly.get((), 0.0), 0.5, dt))
+        mono, c = _single(poly, 1)
+        require(mono[0][1] == 1 and close(c, 0.5, dt))
+        t = expect(mono[0][0], "tanh")
+        ops.append(t)
+        x = peel_to(t.operand_groups()[0], 0.5, dt, ops)
+    return Fused("sigmoid", [x], {}, set(ops))
+
+
+def silu(root: IvyOp) -> Fused:
+    """x * sigmoid(x)  |  x / (1 + exp(-x))                      -> silu(x)"""
+    y, dt = _out(root)
+    ex = Expansion()
+    poly = ex(y, force=True)
+    require(len(poly) == 1)
+    (mono, c), = poly.items()
+    require(len(mono) == 2 and close(c, 1.0, dt))
+    for (x, p), (s, q) in (mono, mono[::-1]):
+        if p != 1:
+            continue
+        if q == 1 and (sig := producer(s, "sigmoid")) and sig.operand_groups()[0] is x:
+            return Fused("silu", [x], {}, {*ex.ops, sig})
+        if q == -1:
+            ops: list = [*ex.ops]
+            try:
+                if _logistic(s, dt, ops) is x:
+                    return Fused("silu", [x], {}, set(ops))
+            except NoMatch:
+                continue
+    raise NoMatch
+
+
+def _stable_input(z: SSAValue, axis: int, ops: list) -> SSAValue:
+    """z = x - max(x, axes containing `axis`, keepdims) -> x, else z itself: softmax is
+    invariant to subtracting anything constant along its axis, and that max is."""
+    ex = Expansion()
+    poly = ex(z, force=True)
+    if len(poly) == 2 and all(len(k) == 1 and k[0][1] == 1 for k in poly):
+        pos = [k[0][0] for k, c in poly.items() if c == 1.0]
+        neg = [k[0][0] for k, c in poly.items() if c == -1.0]
+        if len(pos) == 1 and len(neg) == 1 and (m := producer(neg[0], "max")):
+            attrs, x = m.attr_values(), m.operand_groups()[0]
+            if x is pos[0] and attrs["keepdims"] and axis in norm_axes(attrs["axis"],
+                                                                       spec(x).rank):
+                ops += [*ex.ops, m]
+                return x
+    return z
+
+
+def _sum_exp(s: SSAValue) -> tuple[SSAValue, int, list]:
+    """s = sum(exp(z), axis=[a], keepdims) -> (z, a, ops)."""
+    red, e, axes = reduction(s, "sum")
+    require(len(axes) == 1)
+    exp = expect(e, "exp")
+    return exp.operand_groups()[0], axes[0], [red, exp]
+
+
+def _axis_attr(axis: int, rank: int) -> dict[str, int]:
+    return {} if axis == rank - 1 else {"axis": axis - rank}
+
+
+def softmax(root: IvyOp) -> Fused:
+    """exp(z) / sum(exp(z), axis=a, keepdims)  with z = x - max(x, a) or z = x
+                                                                  -> softmax(x, axis=a)"""
+    y, dt = _out(root)
+    ex = Expansion()
+    poly = ex(y, force=True)
+    require(len(poly) == 1)
+    (mono, c), = poly.items()
+    require(len(mono) == 2 and close(c, 1.0, dt))
+    e = next((v for v, p in mono if p == 1), None)
+    s = next((v for v, p in mono if p == -1), None)
+    require(e is not None and s is not None)
+    z, axis, ops = _sum_exp(s)
+    require(ops[1].results[0] is e)
+    x = _stable_input(z, axis, ops)
+    return Fused("softmax", [x], _axis_attr(axis, spec(x).rank), {*ex.ops, *ops})
+
+
+def log_softmax(root: IvyOp) -> Fused:
+    """z - log(sum(exp(z), axis=a, keepdims))  with z = x - max(x, a) or z = x,
+    x - logsumexp(x, axis=[a], keepdims)                          -> log_softmax(x, a)"""
+    y, dt = _out(root)
+    ex = Expansion()
+    poly = ex(y, force=True)
+    logs = [k for k, c in poly.items() if len(k) == 1 and k[0][1] == 1 and close(c, -1.0, dt)
+            and producer(k[0][0], "log", "logsumexp")]
+    require(len(logs) == 1)
+    lse = logs[0][0][0]
+    rest = {k: c for k, c in poly.items() if k != logs[0]}
+    ops: list = [*ex.ops]
+    op = expect(lse, "log", "logsumexp")
+    if op.SPEC.name == "logsumexp":
+        red, x, axes = reduction(lse, "logsumexp")
+        require(len(axes) == 1 and same_poly(rest, atom(x), dt))
+        return Fused("log_softmax", [x], _axis_attr(axes[0], spec(x).rank), {*ops, red})
+    z, axis, red_ops = _sum_exp(op.operand_groups()[0])
+    ops += [op, *red_ops]
+    stable: list = []
+    x = _stable_input(z, axis, stable)
+    spelled = [atom(z)]
+    if x is not z:
+        spelled.append(Expansion()(z, force=True))
+    require(any(same_poly(rest, want, dt) for want in spelled))
+    return Fused("log_softmax", [x], _axis_attr(axis, spec(x).rank), {*ops, *stable})
+
+
+def _weight(wt: SSAValue, ops: list) -> SSAValue | Prep:
+    """The (out, in) weight of `matmul(x, wt)`: the input of `permute_dims(w, [1, 0])` (the
+    permute joins the pattern only when nothing else uses it), else a new permute."""
+    perm = producer(wt, "permute_dims")
+    if perm is not None and tuple(perm.attr_values()["axes"]) == (1, 0):
+        if wt.has_one_use():
+            ops.append(perm)
+        return perm.operand_groups()[0]
+    return Prep("permute_dims", [wt], {"axes": [1, 0]})
+
+
+def linear_weight(root: IvyOp) -> Fused:
+    """matmul(x, permute_dims(w, [1, 0]))                          -> linear(x, w)"""
+    x, wt = root.operand_groups()
+    require(spec(wt).rank == 2 and producer(wt, "permute_dims"))
+    ops: list = []
+    w = _weight(wt, ops)
+    require(not isinstance(w, Prep))
+    return Fused("linear", [x, w, None], {}, set(ops))
+
+
+def linear_bias(root: IvyOp) -> Fused:
+    """matmul(x, W) + b  |  linear(x, w) + b, b of shape (out,) or (1, .., 1, out)
+                                                                  -> linear(x, w, b)"""
+    for m, b in (root.operand_groups(), root.operand_groups()[::-1]):
+        mm = producer(m, "matmul", "linear")
+        if mm is None or not m.has_one_use():
+            continue
+        x, w, *bias = mm.operand_groups()
+        if spec(w).rank != 2 or (bias and bias[0] is not None):
+            continue
+        out = spec(m).shape[-1]
+        bs = spec(b).shape
+        if not bs or bs[-1] != out or any(d != 1 for d in bs[:-1]) or len(bs) > spec(m).rank:
+            continue  # not a per-output-feature bias: it broadcasts over other axes
+        ops: list = [mm]
+        weight = w if mm.SPEC.name == "linear" else _weight(w, ops)
+        return Fused("linear", [x, weight, reshaped(b, (out,))], {}, set(ops))
+    raise NoMatch

@@ -1,0 +1,158 @@
+"""`recompose` rule for scaled dot-product attention.
+
+    softmax(mask(q @ k^T * scale), axis=-1) @ v  -> scaled_dot_product_attention
+
+The scale may multiply or divide the scores or q; `k^T` may be folded into the
+head-split transpose (`k.permute(0, 2, 3, 1)`), in which case k is that permute with
+its last two axes swapped back. A mask layer is one of
+
+    where(m, s, -inf) | where(m, -inf, s)   a boolean mask (keep where True / False)
+    where(tril(ones), s, -inf)              the causal mask (also triu(ones, 1), inverted)
+    s + m                                   an additive float mask
+
+at most one general mask and one causal mask. A `where` that fills a finite value
+(-1e9) is not a boolean mask of the op (a fully masked row would average instead of
+giving NaN), so it does not match.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from xdsl.ir import SSAValue
+
+from ..dialect import IvyOp
+from ..dialect.infer import broadcast
+from .recompose_match import (
+    Expansion,
+    Fused,
+    NoMatch,
+    Prep,
+    close,
+    expect,
+    producer,
+    require,
+    scalar,
+    shortest,
+    spec,
+)
+
+
+@dataclass
+class _Scores:
+    q: SSAValue
+    k: SSAValue | Prep
+    coef: float
+    ops: list = field(default_factory=list)
+    mask: SSAValue | Prep | None = None
+    causal: bool = False
+
+
+def _all_true(v: SSAValue) -> bool:
+    op = producer(v, "ones", "ones_like", "full", "full_like", "constant", "astype")
+    if op is None or spec(v).dtype != "bool":
+        return False
+    name, attrs = op.SPEC.name, op.attr_values()
+    if name == "astype":
+        return producer(op.operand_groups()[0], "ones", "ones_like") is not None
+    if name in ("full", "full_like"):
+        return attrs["fill_value"] != 0
+    if name == "constant":
+        return bool(attrs["value"].all())
+    return True
+
+
+def _is_causal(keep: SSAValue, inverted: bool, scores: SSAValue) -> bool:
+    """keep = tril(ones) (or, inverted, the masked-out part triu(ones, 1)) over the whole
+    (Lq, Lk) score matrix: the top-left aligned causal mask of the op."""
+    band = producer(keep, "triu" if inverted else "tril")
+    if band is None or band.attr_values()["k"] != int(inverted):
+        return False
+    return _all_true(band.operand_groups()[0]) and \
+        spec(keep).shape[-2:] == spec(scores).shape[-2:]
+
+
+def _qk(s: SSAValue, dt: str) -> _Scores:
+    """s = c * (q @ k^T) -> (q, k, c); a scalar factor on q joins c."""
+    ex = Expansion()
+    poly = ex(s, force=True)
+    require(len(poly) == 1)
+    (mono, coef), = poly.items()
+    require(len(mono) == 1 and mono[0][1] == 1)
+    mm = expect(mono[0][0], "matmul", "linear")
+    ops = [*ex.ops, mm]
+    q, kt, *bias = mm.operand_groups()
+    qx = Expansion()
+    qpoly = qx(q)
+    if len(qpoly) == 1 and len(k := next(iter(qpoly))) == 1 and k[0][1] == 1:
+        coef *= qpoly[k]
+        q = k[0][0]
+        ops += qx.ops
+    if mm.SPEC.name == "linear":  # linear(q, k) = q @ k^T (2-D q and k)
+        require(not bias or bias[0] is None)
+        return _Scores(q, kt, coef, ops)
+    perm = expect(kt, "permute_dims")
+    axes = list(perm.attr_values()["axes"])
+    axes[-2:] = axes[-1], axes[-2]
+    k0 = perm.operand_groups()[0]
+    if kt.has_one_use():
+        ops.append(perm)
+    k = k0 if axes == sorted(axes) else Prep("permute_dims", [k0], {"axes": axes})
+    return _Scores(q, k, coef, ops)
+
+
+def _scores(s: SSAValue, dt: str, depth: int = 2) -> _Scores:
+    """Peel up to `depth` mask layers off the pre-softmax scores `s`."""
+    try:
+        return _qk(s, dt)
+    except NoMatch:
+        require(depth > 0)
+    op = expect(s, "where", "add")
+    if op.SPEC.name == "where":
+        keep, a, b = op.operand_groups()
+        inverted = scalar(a) == -math.inf
+        require(inverted or scalar(b) == -math.inf)
+        inner = b if inverted else a
+        require(spec(inner).shape == spec(s).shape)
+        sc = _scores(inner, dt, depth - 1)
+        if _is_causal(keep, inverted, inner):
+            require(not sc.causal)
+            sc.causal = True
+        else:
+            require(sc.mask is None)
+            sc.mask = Prep("logical_not", [keep]) if inverted else keep
+        sc.ops.append(op)
+        return sc
+    for inner, m in (op.operand_groups(), op.operand_groups()[::-1]):
+        shape = spec(inner).shape
+        if broadcast(spec(m).shape, shape) != shape:
+            continue  # the mask would broadcast the scores to another shape
+        try:
+            sc = _scores(inner, dt, depth - 1)
+        except NoMatch:
+            continue
+        require(sc.mask is None)
+        sc.mask = m
+        sc.ops.append(op)
+        return sc
+    raise NoMatch
+
+
+def attention(root: IvyOp) -> Fused:
+    """softmax(mask(q @ k^T * c), axis=-1) @ v -> scaled_dot_product_attention(q, k, v)"""
+    p, v = root.operand_groups()
+    sm = expect(p, "softmax")
+    s = sm.operand_groups()[0]
+    rank = spec(s).rank
+    require(rank >= 2 and sm.attr_values()["axis"] % rank == rank - 1)
+    dt = spec(s).dtype
+    sc = _scores(s, dt)
+    attrs: dict = {}
+    if sc.causal:
+        attrs["causal"] = True
+    d = spec(sc.q).shape[-1]
+    if d is None or not close(sc.coef, 1 / math.sqrt(d), dt):
+        attrs["scale"] = shortest(sc.coef, dt)
+    return Fused("scaled_dot_product_attention", [sc.q, sc.k, v, sc.mask], attrs,
+                 {sm, *sc.ops})
