@@ -1,0 +1,352 @@
+"""The PyTorch importer: `torch.export` captures the program, one walker maps its ATen
+graph onto the ivy dialect through the `ATEN_TO_IVY` table.
+
+Functions and `nn.Module`s both go through `torch.export.export` (static shapes, the
+module in whatever train/eval mode it is in): a function is wrapped in a small module
+first. The exported graph keeps high-level ATen ops (linear, conv2d, layer_norm,
+scaled_dot_product_attention, ...), which map one-to-one onto registry ops; only when
+the graph holds in-place ops or ops without a table entry does a normalization pre-pass
+run `ep.run_decompositions` with torch's decompositions restricted to exactly those ops.
+Parameters and buffers become IR parameters named by their state_dict keys; lifted
+tensor constants become constants. Every op's location is the innermost frame of user
+code in torch's recorded stack trace.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+import torch
+from torch.export.graph_signature import InputKind, OutputKind
+from xdsl.ir import SSAValue
+
+from ivy_ir.dialect.infer import InferError
+from ivy_ir.dialect.ops import AttrError
+from ivy_ir.module import Module
+from ivy_ir.tracer import TraceError
+
+from .common import ImportBuilder, location, location_str, spec_of
+from .torch_capture import (
+    FRAME,
+    TORCH_DIR,
+    FunctionModule,
+    export,
+    input_names,
+    quiet,
+    short_path,
+    to_torch,
+    user_frame,
+    user_stacklevel,
+)
+from .torch_ctx import Ctx, DataDependent, Emitter, Unmapped, meta_spec, to_numpy
+from .torch_math import MATH
+from .torch_nn import NN
+from .torch_reduce import REDUCE
+from .torch_shape import SHAPE
+
+ATEN_TO_IVY: dict[str, Emitter] = {**MATH, **REDUCE, **SHAPE, **NN}
+"""ATen op (packet name, or `packet.overload` where overloads differ) -> emitter."""
+SKIPPED = frozenset({"_assert_scalar", "_assert_async", "_assert_tensor_metadata",
+                     "sym_constrain_range", "sym_constrain_range_for_size",
+                     "_functional_assert_async"})
+"""Runtime assertions torch adds about sizes and dtypes; the IR's types are static."""
+KNOWN_LIMIT = 1 << 16
+"""Largest import-time constant (elements) whose derived values the walker tracks."""
+HARMLESS_INPLACE = frozenset({"detach_"})
+"""In-place ops that change no values (the walker maps them as the identity)."""
+
+
+def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
+                   params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
+                   name: str = "main") -> Module:
+    """Import a torch function or `nn.Module` called on `args` into an ivy module."""
+    module = fn if isinstance(fn, torch.nn.Module) else FunctionModule(fn, params, buffers)
+    args, kwargs = to_torch(tuple(args)), to_torch(dict(kwargs or {}))
+    ep = _normalize(export(module, args, kwargs))
+    tree = isinstance(module, FunctionModule) and module.has_tree
+    source = fn if isinstance(module, FunctionModule) else module.forward
+    walker = _Walker(ep, input_names(source, args, kwargs, tree), "store." if tree else "")
+    return walker.run(name)
+
+
+def _numel(shape: tuple[int | None, ...]) -> int:
+    return int(np.prod([d or 0 for d in shape]))
+
+
+def _packet(target: Any) -> tuple[str, str]:
+    name = target._schema.name.split("::")[-1]
+    return name, f"{name}.{target._overloadname}"
+
+
+def lookup(target: Any) -> Emitter | None:
+    """The table entry of an ATen op overload: overload-specific first, then packet."""
+    packet, overload = _packet(target)
+    return ATEN_TO_IVY.get(overload) or ATEN_TO_IVY.get(packet)
+
+
+def _needs_decomposition(target: Any) -> bool:
+    if not isinstance(target, torch._ops.OpOverload):
+        return False
+    packet = _packet(target)[0]
+    if packet in SKIPPED:
+        return False
+    mutates = target._schema.is_mutable and packet not in HARMLESS_INPLACE
+    return mutates or lookup(target) is None
+
+
+def _normalize(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """Functionalize in-place ops and decompose ops without a table entry (only those:
+    mapped ops such as linear or layer_norm stay whole)."""
+    targets = {n.target for n in ep.graph.nodes if n.op == "call_function"}
+    if not any(_needs_decomposition(t) for t in targets):
+        return ep
+    table = torch.export.default_decompositions()
+    for op in list(table.keys()):
+        if lookup(op) is not None:
+            del table[op]
+    with quiet():
+        return ep.run_decompositions(table)
+
+
+# ---- the walk ----
+
+class _Walker:
+    """Walks the exported graph once, node by node, dispatching on node kind."""
+
+    def __init__(self, ep: torch.export.ExportedProgram, names: list[str] | None = None,
+                 prefix: str = ""):
+        self.ep = ep
+        self.names = names
+        self.prefix = prefix
+        """Dropped from state names: the holder of a function's `params` tree."""
+        self.specs = {s.arg.name: s for s in ep.graph_signature.input_specs
+                      if hasattr(s.arg, "name")}
+        self.env: dict[Any, Any] = {}
+        self.known: dict[SSAValue, np.ndarray] = {}
+        self.locations: dict[str, Any] = {}
+
+    def run(self, name: str) -> Module:
+        nodes = list(self.ep.graph.nodes)
+        places = [n for n in nodes if n.op == "placeholder"]
+        users = [n for n in places if self._kind(n) == InputKind.USER_INPUT]
+        tensors = [n for n in users if isinstance(n.meta.get("val"), torch.Tensor)]
+        names = dict(zip(users, self.names)) if self.names and \
+            len(self.names) == len(users) else {}
+        b = self.b = ImportBuilder("torch", [self._spec(n) for n in tensors],
+                                   [names.get(n, n.name) for n in tensors])
+        self.env.update(zip(tensors, b.inputs))
+        for n in users:
+            self.env.setdefault(n, n.meta.get("val"))
+        for n in places:
+            if n not in self.env:
+                self.env[n] = self._state(n)
+        out = next(n for n in nodes if n.op == "output")
+        live = self._live(out)
+        for node in nodes:
+            if node not in live:
+                continue
+            if node.op == "call_function":
+                b.at(self._location(node))
+                self.env[node] = self._call(node)
+            elif node.op == "get_attr":  # subgraphs of higher-order ops (torch.cond)
+                self.env[node] = node.target
+        return b.finish(self._outputs(out), not self.ep.call_spec.out_spec.is_leaf(), name)
+
+    def _live(self, out: Any) -> set[Any]:
+        """Nodes the user's outputs depend on. Buffer mutations (running statistics of
+        a training-mode BatchNorm) are state updates the IR does not carry: they are
+        left out, with a warning."""
+        kinds = [s.kind for s in self.ep.graph_signature.output_specs]
+        if any(k == OutputKind.BUFFER_MUTATION for k in kinds):
+            warnings.warn("buffer updates made by the program (e.g. BatchNorm running "
+                          "statistics in training mode) are not imported",
+                          stacklevel=user_stacklevel())
+        todo = [a for a, k in zip(out.args[0], kinds)
+                if k == OutputKind.USER_OUTPUT and isinstance(a, torch.fx.Node)]
+        live: set[Any] = set()
+        while todo:
+            node = todo.pop()
+            if node not in live:
+                live.add(node)
+                todo.extend(node.all_input_nodes)
+        return live
+
+    def _kind(self, node: Any) -> Any:
+        spec = self.specs.get(node.name)
+        return spec.kind if spec is not None else InputKind.USER_INPUT
+
+    def _spec(self, node: Any) -> Any:
+        try:
+            spec = meta_spec(node.meta["val"])
+        except Unmapped as exc:
+            raise TraceError(f"input '{node.name}': {exc.detail}") from None
+        if spec is None or None in spec.shape:
+            raise TraceError(f"input '{node.name}' has no static tensor type")
+        return spec
+
+    def _state(self, node: Any) -> Any:
+        """A parameter, buffer or lifted constant placeholder."""
+        spec = self.specs[node.name]
+        value = self.ep.state_dict.get(spec.target)
+        if value is None:
+            value = self.ep.constants.get(spec.target)
+        if not isinstance(value, torch.Tensor):
+            raise TraceError(f"cannot import '{spec.target}' ({spec.kind.name.lower()})")
+        array = to_numpy(value)
+        name = spec.target.removeprefix(self.prefix)
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            return self.b.param(name, array, trainable=spec.kind == InputKind.PARAMETER)
+        const = self.b.constant(array)
+        self.known[const] = array
+        return const
+
+    def _location(self, node: Any) -> Any:
+        trace = node.meta.get("stack_trace") or ""
+        if trace not in self.locations:
+            # the innermost user frame; inside a library module (nn.Linear called by
+            # export itself) the innermost torch frame, relative to torch's parent dir
+            frames = [(f, int(n)) for f, n in FRAME.findall(trace)]
+            users = [f for f in frames if user_frame(f[0])]
+            if users:
+                self.locations[trace] = location(short_path(users[-1][0]), users[-1][1])
+            elif frames:
+                file = os.path.relpath(frames[-1][0], os.path.dirname(TORCH_DIR[:-1]))
+                self.locations[trace] = location(file, frames[-1][1])
+            else:
+                self.locations[trace] = location(None, None)
+        return self.locations[trace]
+
+    def _where(self) -> str:
+        return location_str(self.b.graph.location)
+
+    def _value(self, arg: Any) -> Any:
+        if isinstance(arg, torch.fx.Node):
+            return self.env[arg]
+        if isinstance(arg, (list, tuple)):
+            return type(arg)(self._value(a) for a in arg)
+        return arg
+
+    def _call(self, node: Any) -> Any:
+        target = node.target
+        args = self._value(node.args)
+        kwargs = {k: self._value(v) for k, v in node.kwargs.items()}
+        if target is operator.getitem:
+            return self._getitem(node, args)
+        if not isinstance(target, torch._ops.OpOverload):
+            return self._python(node, target, args, kwargs)
+        packet, overload = _packet(target)
+        if packet in SKIPPED:
+            return None
+        emit = lookup(target)
+        val = node.meta.get("val")
+        if emit is None and isinstance(val, torch.Tensor) and \
+                not all(isinstance(d, int) for d in val.shape):
+            raise TraceError(f"data-dependent shape at {self._where()}: aten.{overload} gives "
+                             "a result whose size depends on tensor values, which a static "
+                             "graph cannot hold")
+        try:
+            if emit is None:
+                raise Unmapped()
+            result = emit(Ctx(self.b, val, self.known), *args, **kwargs)
+            result = self._typed(overload, result, val)
+        except Unmapped as exc:
+            label = f"aten.{overload}" + (f" ({exc.detail})" if exc.detail else "")
+            return self._placeholders(label, val)
+        except DataDependent as exc:
+            raise TraceError(f"data-dependent shape at {self._where()}: {exc}") from None
+        except (InferError, AttrError) as exc:
+            raise TraceError(f"cannot import aten.{overload} at {self._where()}: {exc}") \
+                from None
+        if isinstance(result, SSAValue) and result not in self.known:
+            self._evaluate(node, result)
+        return result
+
+    def _evaluate(self, node: Any, result: SSAValue) -> None:
+        """Record the value of an op whose tensor inputs are all import-time constants
+        (a mask built from a constant), so indexing by it stays static. The IR keeps
+        the op; only the importer's knowledge grows."""
+        inputs = node.all_input_nodes
+        if not inputs or any(self.env.get(a) not in self.known for a in inputs) or \
+                _numel(spec_of(result).shape) > KNOWN_LIMIT:
+            return
+
+        def real(arg: Any) -> Any:
+            if isinstance(arg, torch.fx.Node):
+                return torch.as_tensor(self.known[self.env[arg]])
+            return arg
+
+        args = torch.fx.node.map_aggregate(node.args, real)
+        kwargs = torch.fx.node.map_aggregate(node.kwargs, real)
+        value = node.target(*args, **kwargs)
+        if isinstance(value, torch.Tensor):
+            self.known[result] = to_numpy(value)
+
+    def _placeholders(self, label: str, val: Any) -> Any:
+        vals = list(val) if isinstance(val, (list, tuple)) else [val]
+        specs = []
+        for v in vals:
+            try:
+                spec = meta_spec(v)
+            except Unmapped:
+                spec = None
+            if spec is not None:
+                spec = spec.with_(shape=tuple(1 if d is None else d for d in spec.shape))
+            specs.append(spec)
+        outs = self.b.unsupported(label, [s for s in specs if s is not None])
+        it = iter(outs)
+        filled = [next(it) if s is not None else None for s in specs]
+        return filled if isinstance(val, (list, tuple)) else filled[0]
+
+    def _typed(self, overload: str, result: Any, val: Any) -> Any:
+        """Cast results to the dtype torch recorded and check the shapes agree."""
+        if isinstance(val, (list, tuple)):
+            return [self._typed(overload, r, v) if isinstance(r, SSAValue) else r
+                    for r, v in zip(result, val)]
+        spec = meta_spec(val)
+        if spec is None:
+            return result
+        if not isinstance(result, SSAValue):
+            raise TraceError(f"aten.{overload} at {self._where()}: expected a tensor result")
+        got = spec_of(result).shape
+        if len(got) != len(spec.shape) or any(w is not None and g != w
+                                               for g, w in zip(got, spec.shape)):
+            raise TraceError(f"importer bug: aten.{overload} at {self._where()} gave shape "
+                             f"{got}, torch computed {spec.shape}")
+        return self.b.cast(result, spec.dtype)
+
+    def _getitem(self, node: Any, args: Any) -> Any:
+        seq, index = args
+        value = seq[index]
+        if value is None:
+            source = node.args[0]
+            label = f"aten.{_packet(source.target)[1]}" if isinstance(
+                source.target, torch._ops.OpOverload) else str(source.target)
+            return self._placeholders(f"{label} (result {index})", node.meta.get("val"))
+        return value
+
+    def _python(self, node: Any, target: Any, args: Any, kwargs: Any) -> Any:
+        """Python-level nodes: grad-mode switches and arithmetic on static sizes."""
+        if target is torch._C._set_grad_enabled:
+            return None
+        flat = list(args) + list(kwargs.values())
+        if all(isinstance(a, (int, float, bool)) for a in flat) and callable(target) and \
+                getattr(target, "__module__", None) in ("_operator", "operator", "math"):
+            return target(*args, **kwargs)
+        return self._placeholders(getattr(target, "__name__", str(target)), node.meta.get("val"))
+
+    def _outputs(self, out: Any) -> list[SSAValue]:
+        kinds = [s.kind for s in self.ep.graph_signature.output_specs]
+        values = []
+        for i, (arg, kind) in enumerate(zip(out.args[0], kinds)):
+            if kind != OutputKind.USER_OUTPUT:
+                continue
+            value = self._value(arg)
+            if not isinstance(value, SSAValue):
+                raise TraceError(f"output {i} of the program is {type(value).__name__}, not "
+                                 "a tensor")
+            values.append(value)
+        return values

@@ -1,0 +1,190 @@
+"""Capturing a torch program with `torch.export`, and turning export failures into
+user-facing errors.
+
+Functions are wrapped in a small `nn.Module` so that functions and models share one
+path; example arguments of other frameworks become torch tensors. A failure inside
+torch (data-dependent control flow, an unsupported construct) becomes one `TraceError`
+naming the user's file:line, taken from the exception's traceback; an exception raised
+by the user's own code passes through untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+import os
+import re
+import sys
+import sysconfig
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import torch
+
+from ivy_ir.tracer import TraceError
+
+TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE_DIRS = tuple(os.path.join(os.path.dirname(_OWN_DIR[:-1]), d) + os.sep
+                      for d in ("importers", "ivy_ir", "ivy", "lowerings"))
+_STDLIB = sysconfig.get_paths()["stdlib"] + os.sep
+FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+"""One frame of a Python traceback as text (torch's recorded stack traces, messages)."""
+_QUIET = ("torch.fx.experimental.symbolic_shapes", "torch._export", "torch.export",
+          "torch._dynamo", "torch._subclasses.fake_tensor")
+
+
+def input_names(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 skip_first: bool) -> list[str] | None:
+    """The user's parameter names for the exported inputs (None when the arguments are
+    nested, and torch's flattened names are kept)."""
+    if any(isinstance(a, (list, tuple, dict)) for a in (*args, *kwargs.values())):
+        return None
+    try:
+        names = list(inspect.signature(fn).parameters)[int(skip_first):]
+    except (TypeError, ValueError):
+        return None
+    if len(names) < len(args) or any(p.startswith("*") for p in names[:len(args)]):
+        return None
+    return names[:len(args)] + list(kwargs)
+
+
+class FunctionModule(torch.nn.Module):
+    """A plain function as a module, so functions and models share one export path.
+    With `params`/`buffers` (nested dicts) the function is called as
+    `fn(tree, *args)` and each leaf is registered under its dotted path."""
+
+    def __init__(self, fn: Any, params: Any, buffers: Any):
+        super().__init__()
+        self.fn = fn
+        # torch.export records only `forward` frames (and registered anchors) in each
+        # node's stack trace; anchoring the function keeps the user's own lines
+        anchor = getattr(torch.fx.proxy, "_register_stack_trace_anchor", None)
+        if anchor is not None:
+            anchor(fn)
+        self.has_tree = params is not None or buffers is not None
+        if self.has_tree:
+            self.store = _tree_module(params or {}, buffers or {})
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        if self.has_tree:
+            return self.fn(_tree_of(self.store), *args, **kwargs)
+        return self.fn(*args, **kwargs)
+
+
+def _tree_module(params: dict[str, Any], buffers: dict[str, Any]) -> torch.nn.Module:
+    holder = torch.nn.Module()
+    for key in dict.fromkeys(list(params) + list(buffers)):
+        p, b = params.get(key), buffers.get(key)
+        if isinstance(p, dict) or isinstance(b, dict):
+            holder.add_module(key, _tree_module(p or {}, b or {}))
+        elif p is not None:
+            holder.register_parameter(key, torch.nn.Parameter(_tensor(p)))
+        else:
+            holder.register_buffer(key, _tensor(b))
+    return holder
+
+
+def _tree_of(holder: torch.nn.Module) -> dict[str, Any]:
+    tree: dict[str, Any] = dict(holder.named_parameters(recurse=False))
+    tree.update(holder.named_buffers(recurse=False))
+    tree.update({k: _tree_of(m) for k, m in holder.named_children()})
+    return tree
+
+
+def _tensor(value: Any) -> torch.Tensor:
+    return value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+
+
+def to_torch(tree: Any) -> Any:
+    """Example arguments as torch tensors (NumPy or other frameworks' arrays are
+    converted; Python scalars stay static values)."""
+    if isinstance(tree, dict):
+        return {k: to_torch(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(to_torch(v) for v in tree)
+    if isinstance(tree, (np.ndarray, np.generic)) or (
+            hasattr(tree, "__array__") and not isinstance(tree, torch.Tensor)):
+        return torch.as_tensor(np.asarray(tree))
+    return tree
+
+
+# ---- capture ----
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Silence torch's own log lines and deprecation warnings while exporting: they
+    are about torch's internals, and failures surface as one TraceError."""
+    loggers = [logging.getLogger(n) for n in _QUIET]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
+def export(module: torch.nn.Module, args: tuple[Any, ...],
+            kwargs: dict[str, Any]) -> torch.export.ExportedProgram:
+    try:
+        with quiet():
+            return torch.export.export(module, args, kwargs)
+    except Exception as exc:
+        where = _exception_location(exc)
+        if where is None:
+            raise  # raised by the user's own code: their traceback is the right one
+        raise TraceError(_describe(exc, where)) from None
+
+
+def user_frame(filename: str) -> bool:
+    return not filename.startswith((TORCH_DIR, _OWN_DIR, _STDLIB)) and \
+        not filename.startswith("<")
+
+
+def _exception_location(exc: BaseException) -> str | None:
+    """The user's line that made torch fail, or None when the user's code raised."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+        tb = tb.tb_next
+    if frames and user_frame(frames[-1][0]):
+        return None
+    users = [f for f in frames if user_frame(f[0])] or \
+        [(f, int(n)) for f, n in FRAME.findall(str(exc)) if user_frame(f)]
+    if not users:
+        return "<unknown location>"
+    file, line = users[-1]
+    return f"{short_path(file)}:{line}"
+
+
+def _describe(exc: BaseException, where: str) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "data-dependent" in str(exc) or "GuardOnDataDependent" in type(exc).__name__:
+        return (f"data-dependent Python control flow at {where}: a branch, loop bound or "
+                "Python number depends on tensor values, which are not known while "
+                f"tracing; use torch.where or tensor ops instead (torch: {first})")
+    return f"torch.export failed at {where}: {first}"
+
+
+def short_path(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def user_stacklevel() -> int:
+    """The `warnings.warn` stacklevel of the innermost frame outside this project."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRS):
+        frame, level = frame.f_back, level + 1
+    return level

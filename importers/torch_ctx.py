@@ -1,0 +1,197 @@
+"""What an ATen emitter sees while the torch importer walks an exported graph.
+
+Each entry of the ATen mapping table is a small function `emit(c, *args, **kwargs)`
+called with the node's own arguments (graph nodes replaced by their ivy SSA values).
+`Ctx` gives it the builder, the result type torch computed for the node, and the one
+piece of torch semantics every arithmetic op needs: dtype promotion. Reproducing the
+promotion here (instead of trusting the registry's) keeps each explicit `astype` in the
+IR exactly where torch converts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from xdsl.ir import SSAValue
+
+from ivy_ir.dialect import SPECS, TensorSpec
+from ivy_ir.dialect.types import CLASS_MEMBERS, FLOATS
+
+from .common import ImportBuilder, spec_of
+
+TORCH_DTYPES: dict[str, torch.dtype] = {
+    "bool": torch.bool, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
+    "int64": torch.int64, "uint8": torch.uint8, "float16": torch.float16,
+    "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
+}
+_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
+Emitter = Callable[..., Any]
+"""`emit(ctx, *node_args, **node_kwargs)` -> an SSA value, or a list for multi-result ops."""
+
+
+class DataDependent(Exception):
+    """The op's result shape depends on tensor values, which a static graph cannot hold."""
+
+
+class Unmapped(Exception):
+    """The source op (or this use of it) has no exact ivy form; the walker records it
+    in the all-at-once unsupported-op report, with `detail` after the op name."""
+
+    def __init__(self, detail: str = ""):
+        super().__init__(detail)
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class TensorScalar:
+    """A Python number read out of a 0-d tensor (`.item()`, or a tensor used as an
+    index): known only at run time, so it stays a 0-d tensor in the IR and promotes
+    like the Python number torch sees."""
+
+    value: SSAValue
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """The registry name of a torch dtype (complex and quantized dtypes are not imported)."""
+    if dtype not in _NAMES:
+        raise Unmapped(f"dtype {str(dtype).removeprefix('torch.')} is not supported")
+    return _NAMES[dtype]
+
+
+def meta_spec(val: Any) -> TensorSpec | None:
+    """The static type torch recorded for a node result (`node.meta['val']`)."""
+    if not isinstance(val, torch.Tensor):
+        return None
+    shape = tuple(int(d) if isinstance(d, int) else None for d in val.shape)
+    return TensorSpec(shape, dtype_name(val.dtype))
+
+
+def _scalar_dtype(value: Any) -> torch.dtype:
+    if isinstance(value, bool):
+        return torch.bool
+    if isinstance(value, int):
+        return torch.int64
+    return torch.get_default_dtype()
+
+
+def _combine(higher: torch.dtype | None, lower: torch.dtype | None) -> torch.dtype | None:
+    # c10 `combine_categories`: a lower-priority group only matters when it has a
+    # higher category (bool < integer < floating) than the groups above it
+    if higher is None:
+        return lower
+    if lower is None or higher.is_floating_point:
+        return higher
+    if higher == torch.bool or lower.is_floating_point:
+        return torch.promote_types(higher, lower)
+    return higher
+
+
+def promote_types(operands: Sequence[Any]) -> str:
+    """torch's result dtype for an elementwise op over tensors and Python scalars.
+
+    Dimensioned tensors outrank 0-d tensors, which outrank Python scalars; a lower
+    group changes the dtype only when it is of a higher category (an int tensor plus a
+    float scalar gives the default float dtype, float32 plus a 0-d float64 stays
+    float32, an int tensor plus a 0-d float64 gives float64).
+    """
+    groups: list[torch.dtype | None] = [None, None, None]
+    for x in operands:
+        if x is None:
+            continue
+        if isinstance(x, SSAValue):
+            s = spec_of(x)
+            slot, dtype = (1 if s.rank == 0 else 0), TORCH_DTYPES[s.dtype]
+        elif isinstance(x, TensorScalar):
+            kind = TORCH_DTYPES[spec_of(x.value).dtype]
+            slot, dtype = 2, _scalar_dtype(1.0 if kind.is_floating_point else
+                                           True if kind == torch.bool else 1)
+        else:
+            slot, dtype = 2, _scalar_dtype(x)
+        groups[slot] = dtype if groups[slot] is None else torch.promote_types(groups[slot],
+                                                                               dtype)
+    result = _combine(groups[0], _combine(groups[1], groups[2]))
+    if result is None:
+        raise Unmapped("no tensor or number operands")
+    return _NAMES[result]
+
+
+class Ctx:
+    """One node being imported: the builder plus torch's result types for it."""
+
+    def __init__(self, builder: ImportBuilder, val: Any, known: dict[SSAValue, np.ndarray]):
+        self.b = builder
+        self.val = val
+        self.known = known
+        """Values fixed at import time (lifted tensor constants), for static indexing."""
+
+    @property
+    def out(self) -> TensorSpec:
+        """torch's type for the (first) tensor result."""
+        spec = meta_spec(self.val if not isinstance(self.val, (list, tuple)) else self.val[0])
+        if spec is None:
+            raise Unmapped("result is not a tensor")
+        return spec
+
+    def emit(self, op: str, *operands: Any, **attrs: Any) -> SSAValue:
+        return self.b.emit(op, operands, **attrs)
+
+    def emit_all(self, op: str, *operands: Any, **attrs: Any) -> list[SSAValue]:
+        return self.b.emit_all(op, operands, **attrs)
+
+    def cast(self, value: SSAValue, dtype: str) -> SSAValue:
+        return self.b.cast(value, dtype)
+
+    def const(self, value: Any, dtype: str) -> SSAValue:
+        return self.b.constant(value, dtype)
+
+    def tensor(self, value: Any, dtype: str) -> SSAValue:
+        """`value` as a tensor of `dtype`: SSA values are cast, numbers become constants."""
+        if isinstance(value, SSAValue):
+            return self.cast(value, dtype)
+        if isinstance(value, TensorScalar):
+            return self.cast(value.value, dtype)
+        return self.const(value, dtype)
+
+    def compute_dtype(self, op: str, dtype: str) -> str:
+        """A dtype the registry op accepts for torch's promoted `dtype`: integer input to a
+        float-only op computes in the result's float dtype (true division, `exp` of
+        ints), bool input to an arithmetic op in int64 (`True + True` is True in torch),
+        numbers to a logical op as bools (nonzero is True)."""
+        allowed = CLASS_MEMBERS[SPECS[op].operands[0].dtype_class]
+        if dtype in allowed:
+            return dtype
+        if allowed <= FLOATS:
+            return self.out.dtype if self.out.dtype in FLOATS else "float32"
+        return "bool" if allowed == {"bool"} else "int64"
+
+    def elementwise(self, op: str, *operands: Any, **attrs: Any) -> SSAValue:
+        """Emit a registry elementwise op on promoted operands (the walker casts the
+        result to torch's result dtype where the two differ)."""
+        dtype = self.compute_dtype(op, promote_types(operands))
+        return self.emit(op, *(self.tensor(x, dtype) for x in operands), **attrs)
+
+    def float_in(self, x: SSAValue) -> SSAValue:
+        """`x` in the float dtype torch computes in for a float-only op."""
+        return self.cast(x, spec_of(x).dtype if spec_of(x).dtype in FLOATS else self.out.dtype)
+
+
+def axis_list(dims: Any, rank: int) -> list[int] | None:
+    """ATen `int[1]? dim` as registry axes: None or [] mean all axes."""
+    if dims is None:
+        return None
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return [d % rank for d in dims] if dims else None
+
+
+def to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    """A detached CPU copy of `tensor` as NumPy (bfloat16 through ml_dtypes)."""
+    t = tensor.detach().cpu()
+    if t.dtype == torch.bfloat16:
+        import ml_dtypes
+
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()

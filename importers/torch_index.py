@@ -1,0 +1,192 @@
+"""ATen advanced indexing and scatter-style updates onto ivy gathers, scatters and `where`.
+
+Integer index tensors may be negative in torch; constant ones are normalized at import
+time, others with one `where`. A boolean index gives a result whose size depends on the
+mask's values, so it imports only when the mask is a constant (its `nonzero` is then
+known); assignments through a boolean mask (`x[mask] = v`) keep x's shape and become a
+`where` for any mask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from ivy_ir.dialect.types import INT64_MAX
+
+from .common import spec_of
+from .torch_ctx import Ctx, DataDependent, Unmapped
+
+
+def _normalized(c: Ctx, idx: SSAValue, size: int) -> SSAValue:
+    """An int64 index tensor in [0, size) for torch's index values in [-size, size)."""
+    known = c.known.get(idx)
+    if known is not None:
+        return c.const(np.asarray(known, np.int64) % max(size, 1), "int64")
+    idx = c.cast(idx, "int64")
+    negative = c.emit("less", idx, c.const(0, "int64"))
+    return c.emit("where", negative, c.emit("add", idx, c.const(size, "int64")), idx)
+
+
+def _items(c: Ctx, x: SSAValue, indices: list[Any]) -> list[SSAValue | None]:
+    """One normalized int64 index tensor (or None) per indexed dim of x."""
+    shape = spec_of(x).shape
+    items: list[SSAValue | None] = []
+    for idx in indices:
+        if idx is None:
+            items.append(None)
+            continue
+        if spec_of(idx).dtype in ("bool", "uint8"):
+            mask = c.known.get(idx)
+            if mask is None:
+                raise DataDependent("indexing with a boolean mask tensor (x[mask]) gives a "
+                                    "result whose size depends on the mask's values; use "
+                                    "torch.where(mask, x, 0) or x.masked_fill(~mask, 0)")
+            items += [c.const(a.astype(np.int64), "int64") for a in np.nonzero(mask)]
+            continue
+        items.append(_normalized(c, idx, shape[len(items)]))
+    return items
+
+
+def _broadcast_stack(c: Ctx, idxs: list[SSAValue]) -> tuple[SSAValue, tuple[int, ...]]:
+    """Index tensors broadcast together and stacked on a new last axis (gather_nd form)."""
+    shape = tuple(np.broadcast_shapes(*(spec_of(i).shape for i in idxs)))
+    full = [i if spec_of(i).shape == shape else
+            c.emit("broadcast_to", i, shape=list(shape)) for i in idxs]
+    return c.emit("stack", full, axis=-1), shape
+
+
+def _index(c: Ctx, x: SSAValue, indices: list[Any]) -> SSAValue:
+    items = _items(c, x, indices)
+    adv = [i for i, it in enumerate(items) if it is not None]
+    if len(adv) == 1:
+        return c.emit("take", x, items[adv[0]], axis=adv[0])
+    rank = spec_of(x).rank
+    rest = [d for d in range(rank) if d not in adv]
+    stacked, bshape = _broadcast_stack(c, [items[i] for i in adv])
+    moved = c.emit("permute_dims", x, axes=adv + rest) if adv + rest != list(range(rank)) else x
+    out = c.emit("gather_nd", moved, stacked)
+    p, nb = adv[0], len(bshape)
+    if adv == list(range(p, p + len(adv))) and p > 0:
+        # adjacent index tensors put their broadcast dims where the first one stood
+        axes = [nb + i for i in range(p)] + list(range(nb)) + \
+            [nb + i for i in range(p, len(rest))]
+        out = c.emit("permute_dims", out, axes=axes)
+    return out
+
+
+def _index_select(c: Ctx, x: SSAValue, dim: int, index: SSAValue) -> SSAValue:
+    out = c.emit("take", x, _normalized(c, index, spec_of(x).shape[dim]), axis=dim)
+    shape = list(c.out.shape)
+    return out if list(spec_of(out).shape) == shape else c.emit("reshape", out, shape=shape)
+
+
+def _gather(c: Ctx, x: SSAValue, dim: int, index: SSAValue, sparse_grad: bool = False) -> SSAValue:
+    # torch lets the index be smaller than x in the other dims: it reads that corner
+    rank = spec_of(x).rank
+    dim %= rank
+    ishape, xshape = spec_of(index).shape, spec_of(x).shape
+    if any(i != s for d, (i, s) in enumerate(zip(ishape, xshape)) if d != dim):
+        stop = [INT64_MAX if d == dim else ishape[d] for d in range(rank)]
+        x = c.emit("slice", x, start=[0] * rank, stop=stop, step=[1] * rank)
+    return c.emit("take_along_axis", x, _normalized(c, index, xshape[dim]), axis=dim)
+
+
+def _where_along(c: Ctx, x: SSAValue, dim: int, picked: list[int], src: SSAValue) -> SSAValue:
+    """x with positions `picked` of axis `dim` replaced by the matching slices of `src`
+    (src holds len(picked) slices along dim, in order)."""
+    shape = spec_of(x).shape
+    rank, size = len(shape), shape[dim]
+    mask = np.zeros(size, bool)
+    mask[picked] = True
+    source = np.zeros(size, np.int64)
+    source[picked] = np.arange(len(picked))
+    src = c.cast(src, spec_of(x).dtype)
+    if list(picked) != list(range(size)):
+        src = c.emit("take", src, c.const(source, "int64"), axis=dim)
+    elif spec_of(src).shape == shape:
+        return src
+    keep = c.const(mask.reshape([1] * dim + [size] + [1] * (rank - dim - 1)), "bool")
+    return c.emit("where", keep, src, x)
+
+
+def _select_scatter(c: Ctx, x: SSAValue, src: SSAValue, dim: int, index: int) -> SSAValue:
+    dim %= spec_of(x).rank
+    src = c.emit("expand_dims", src, axis=[dim])
+    return _where_along(c, x, dim, [index % spec_of(x).shape[dim]], src)
+
+
+def _slice_scatter(c: Ctx, x: SSAValue, src: SSAValue, dim: int = 0, start: Any = None,
+                   end: Any = None, step: int = 1) -> SSAValue:
+    dim %= spec_of(x).rank
+    picked = list(range(*slice(start, end, step).indices(spec_of(x).shape[dim])))
+    return _where_along(c, x, dim, picked, src)
+
+
+def _index_put(c: Ctx, x: SSAValue, indices: list[Any], values: SSAValue,
+               accumulate: bool = False) -> SSAValue:
+    dtype = spec_of(x).dtype
+    values = c.cast(values, dtype)
+    n_values = int(np.prod(spec_of(values).shape))
+    masks = [i for i in indices if i is not None and spec_of(i).dtype in ("bool", "uint8")]
+    if masks:
+        if len(indices) != 1 or n_values != 1 or accumulate:
+            raise Unmapped("with a boolean mask and more than one value (data-dependent)")
+        mask = c.cast(indices[0], "bool")
+        k, rank = spec_of(mask).rank, spec_of(x).rank
+        if k < rank:
+            mask = c.emit("reshape", mask, shape=list(spec_of(mask).shape) + [1] * (rank - k))
+        return c.emit("where", mask, c.emit("reshape", values, shape=[]), x)
+    items = _items(c, x, indices)
+    adv = [i for i, it in enumerate(items) if it is not None]
+    if adv != list(range(len(adv))):
+        raise Unmapped("with index tensors after a full slice")
+    stacked, bshape = _broadcast_stack(c, [items[i] for i in adv])
+    target = list(bshape) + list(spec_of(x).shape[len(adv):])
+    if list(spec_of(values).shape) != target:
+        values = c.emit("broadcast_to", values, shape=target)
+    return c.emit("scatter_add" if accumulate else "scatter_nd", x, stacked, values)
+
+
+def _scatter(accumulate: bool) -> Callable[..., Any]:
+    """scatter(x, dim, index, src|value) and scatter_add: out[.., index[i..], ..] = src[i..]
+    along `dim`, as a scatter_nd with the other coordinates spelled out."""
+    def emit(c: Ctx, x: SSAValue, dim: int, index: SSAValue, src: Any,
+             reduce: str | None = None) -> SSAValue:
+        if reduce is not None:
+            raise Unmapped(f"with reduce='{reduce}'")
+        rank, shape = spec_of(x).rank, spec_of(index).shape
+        dim %= rank
+        grid = np.indices(shape)
+        coords = [c.emit("expand_dims", _normalized(c, index, spec_of(x).shape[dim]),
+                         axis=[rank]) if d == dim else c.const(grid[d][..., None], "int64")
+                  for d in range(rank)]
+        if isinstance(src, SSAValue):
+            stop = list(shape)
+            src = c.emit("slice", c.cast(src, spec_of(x).dtype), start=[0] * rank, stop=stop,
+                         step=[1] * rank) if spec_of(src).shape != shape else \
+                c.cast(src, spec_of(x).dtype)
+        else:
+            src = c.emit("full", shape=list(shape), fill_value=float(src),
+                         dtype=spec_of(x).dtype)
+        stacked = c.emit("concat", coords, axis=-1)
+        return c.emit("scatter_add" if accumulate else "scatter_nd", x, stacked, src)
+    return emit
+
+
+INDEXING: dict[str, Callable[..., Any]] = {
+    "scatter.src": _scatter(False),
+    "scatter.value": _scatter(False),
+    "scatter.reduce": _scatter(False),
+    "scatter.value_reduce": _scatter(False),
+    "scatter_add": _scatter(True),
+    "index.Tensor": _index,
+    "index_select": _index_select,
+    "gather": _gather,
+    "select_scatter": _select_scatter,
+    "slice_scatter": _slice_scatter,
+    "index_put": _index_put,
+}

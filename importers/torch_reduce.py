@@ -1,0 +1,170 @@
+"""ATen reductions, scans, norms, softmax and sorting onto ivy ops.
+
+Sums, products, means and scans compute in the dtype torch gives the result (int and
+bool sums accumulate in int64); `max.dim`-style ops return (values, indices) pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from xdsl.ir import SSAValue
+
+from .common import spec_of
+from .torch_ctx import Ctx, Emitter, Unmapped, axis_list
+
+
+def _reduce(op: str, cast_in: bool = True) -> Emitter:
+    """A reduction over `dim` (all dims when absent); sums and means compute in torch's
+    result dtype (int and bool sums accumulate in int64)."""
+    def emit(c: Ctx, x: SSAValue, dim: Any = None, keepdim: bool = False, *,
+             dtype: Any = None) -> SSAValue:
+        if cast_in:
+            x = c.cast(x, c.out.dtype)
+        return c.emit(op, x, axis=axis_list(dim, spec_of(x).rank), keepdims=keepdim)
+    return emit
+
+
+def _reduce_pair(op: str, arg_op: str) -> Emitter:
+    """`max.dim`/`min.dim`: (values, indices) along one dim."""
+    def emit(c: Ctx, x: SSAValue, dim: int, keepdim: bool = False) -> list[SSAValue]:
+        axis = dim % max(spec_of(x).rank, 1)
+        values = c.emit(op, x, axis=[axis], keepdims=keepdim)
+        return [values, c.emit(arg_op, x, axis=axis, keepdims=keepdim)]
+    return emit
+
+
+def _arg_reduce(op: str) -> Emitter:
+    def emit(c: Ctx, x: SSAValue, dim: int | None = None, keepdim: bool = False) -> SSAValue:
+        if spec_of(x).rank == 0:
+            return c.const(0, "int64")
+        return c.emit(op, x, axis=dim, keepdims=keepdim)
+    return emit
+
+
+def _moment(op: str, overload: str) -> Emitter:
+    """var/std: `.default(x, unbiased)`, `.dim(x, dim, unbiased, keepdim)`,
+    `.correction(x, dim, *, correction, keepdim)`."""
+    def emit(c: Ctx, x: SSAValue, *args: Any, correction: Any = None,
+             keepdim: bool = False) -> Any:
+        x = c.float_in(x)
+        rank = spec_of(x).rank
+        if overload == "default":
+            dim, corr = None, float(args[0] if args else True)
+        elif overload == "dim":
+            dim = args[0] if args else None
+            corr = float(args[1] if len(args) > 1 else True)
+            keepdim = args[2] if len(args) > 2 else keepdim
+        else:
+            dim = args[0] if args else None
+            corr = 1.0 if correction is None else float(correction)
+        axis = axis_list(dim, rank)
+        return c.emit(op, x, axis=axis, keepdims=keepdim, correction=corr)
+    return emit
+
+
+def _moment_mean(op: str) -> Emitter:
+    """`var_mean`/`std_mean.correction`: (var or std, mean)."""
+    def emit(c: Ctx, x: SSAValue, dim: Any = None, *, correction: Any = None,
+             keepdim: bool = False) -> list[SSAValue]:
+        x = c.float_in(x)
+        axis = axis_list(dim, spec_of(x).rank)
+        corr = 1.0 if correction is None else float(correction)
+        return [c.emit(op, x, axis=axis, keepdims=keepdim, correction=corr),
+                c.emit("mean", x, axis=axis, keepdims=keepdim)]
+    return emit
+
+
+def _scan(op: str) -> Emitter:
+    def emit(c: Ctx, x: SSAValue, dim: int, *, dtype: Any = None) -> SSAValue:
+        x = c.cast(x, c.out.dtype)
+        if spec_of(x).rank == 0:
+            return x
+        return c.emit(op, x, axis=dim)
+    return emit
+
+
+def _vector_norm(c: Ctx, x: SSAValue, ord: Any = 2, dim: Any = None, keepdim: bool = False,
+                 *, dtype: Any = None) -> SSAValue:
+    x = c.cast(x, c.out.dtype)
+    return c.emit("vector_norm", x, ord=float(ord), axis=axis_list(dim, spec_of(x).rank),
+                  keepdims=keepdim)
+
+
+def _norm(c: Ctx, x: SSAValue, p: Any = 2, dim: Any = None, keepdim: bool = False,
+          *, dtype: Any = None) -> SSAValue:
+    if isinstance(p, str):
+        raise Unmapped(f"norm p='{p}'")
+    return _vector_norm(c, x, 2 if p is None else p, dim, keepdim)
+
+
+def _logsumexp(c: Ctx, x: SSAValue, dim: Any, keepdim: bool = False) -> SSAValue:
+    x = c.float_in(x)
+    return c.emit("logsumexp", x, axis=axis_list(dim, spec_of(x).rank), keepdims=keepdim)
+
+
+def _softmax(op: str) -> Emitter:
+    """`softmax.int(x, dim, dtype)` and `_softmax(x, dim, half_to_float)`."""
+    def emit(c: Ctx, x: SSAValue, dim: int, extra: Any = None, *, dtype: Any = None) -> SSAValue:
+        x = c.cast(x, c.out.dtype)
+        if spec_of(x).rank == 0:  # a 0-d softmax is over one element
+            y = c.emit(op, c.emit("reshape", x, shape=[1]), axis=0)
+            return c.emit("reshape", y, shape=[])
+        return c.emit(op, x, axis=dim)
+    return emit
+
+
+def _sort(c: Ctx, x: SSAValue, *args: Any, stable: Any = None, dim: int = -1,
+          descending: bool = False) -> list[SSAValue]:
+    """`sort.default(x, dim, descending)` and `sort.stable(x, *, stable, dim, descending)`."""
+    if args:
+        dim = args[0]
+        descending = args[1] if len(args) > 1 else descending
+    if spec_of(x).rank == 0:
+        return [x, c.const(0, "int64")]
+    return [c.emit("sort", x, axis=dim, descending=descending),
+            c.emit("argsort", x, axis=dim, descending=descending)]
+
+
+def _argsort(c: Ctx, x: SSAValue, *args: Any, stable: Any = None, dim: int = -1,
+             descending: bool = False) -> SSAValue:
+    return _sort(c, x, *args, dim=dim, descending=descending)[1]
+
+
+def _topk(c: Ctx, x: SSAValue, k: int, dim: int = -1, largest: bool = True,
+          sorted: bool = True) -> list[SSAValue]:
+    return c.emit_all("top_k", x, k=k, axis=dim, largest=largest)
+
+
+REDUCE: dict[str, Callable[..., Any]] = {
+    "sum": _reduce("sum"),
+    "mean": _reduce("mean"),
+    "prod": _reduce("prod"),
+    "amax": _reduce("max", cast_in=False),
+    "amin": _reduce("min", cast_in=False),
+    "max.default": _reduce("max", cast_in=False),
+    "min.default": _reduce("min", cast_in=False),
+    "max.dim": _reduce_pair("max", "argmax"),
+    "min.dim": _reduce_pair("min", "argmin"),
+    "all": _reduce("all", cast_in=False),
+    "any": _reduce("any", cast_in=False),
+    "argmax": _arg_reduce("argmax"),
+    "argmin": _arg_reduce("argmin"),
+    **{f"{op}.{ov}": _moment(op, ov) for op in ("var", "std")
+       for ov in ("default", "dim", "correction")},
+    "var_mean.correction": _moment_mean("var"),
+    "std_mean.correction": _moment_mean("std"),
+    "cumsum": _scan("cumsum"),
+    "cumprod": _scan("cumprod"),
+    "logsumexp": _logsumexp,
+    "linalg_vector_norm": _vector_norm,
+    "norm": _norm,
+    "sort": _sort,
+    "argsort": _argsort,
+    "topk": _topk,
+    "softmax": _softmax("softmax"),
+    "_softmax": _softmax("softmax"),
+    "log_softmax": _softmax("log_softmax"),
+    "_log_softmax": _softmax("log_softmax"),
+}

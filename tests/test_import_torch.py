@@ -1,0 +1,273 @@
+"""The PyTorch importer: real library modules on every target, parameters under their
+state_dict names, dtype promotion as torch does it, and the errors a user can hit."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import time
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+from zoo_common import TARGETS
+from zoo_torch import build_500_op
+from zoo_torch_models import MLP, seeded
+
+import ivy_ir
+
+RNG = np.random.default_rng(7)
+
+
+def _tensor(*shape: int) -> torch.Tensor:
+    return torch.as_tensor(RNG.standard_normal(shape).astype(np.float32))
+
+
+def _numpy(x) -> np.ndarray:
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+def _listed(out) -> list[np.ndarray]:
+    return [_numpy(o) for o in (out if isinstance(out, (tuple, list)) else [out])]
+
+
+def _check_all_targets(model, args, kwargs=None):
+    """Import once, lower to every target, compare with torch running the model."""
+    kwargs = kwargs or {}
+    with torch.no_grad():
+        want = _listed(model(*args, **kwargs))
+    module = ivy_ir.trace(model, args, kwargs)
+    inputs = [_numpy(a) for a in (*args, *kwargs.values())]
+    for target in TARGETS:
+        got = _listed(ivy_ir.compile(module, target=target)(*inputs))
+        assert len(got) == len(want), target
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=target)
+    return module
+
+
+def _line_of(fn, text: str) -> int:
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+# ---- real library modules, as they ship ----
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer_on_every_target(norm_first):
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(16, 4, 32, batch_first=True,
+                                       norm_first=norm_first).eval()
+    module = _check_all_targets(layer, (_tensor(2, 5, 16),))
+    assert "ivy.scaled_dot_product_attention" in str(module)
+    assert str(module).count("ivy.layer_norm") == 2
+
+
+def test_multihead_attention_with_mask_on_every_target():
+    torch.manual_seed(0)
+    mha = nn.MultiheadAttention(16, 4, batch_first=True).eval()
+    q, kv = _tensor(2, 4, 16), _tensor(2, 6, 16)
+    mask = torch.as_tensor(RNG.random((4, 6)) > 0.7)
+    _check_all_targets(mha, (q, kv, kv), {"attn_mask": mask})
+
+
+def test_conv_batchnorm_relu_maxpool_stack_on_every_target():
+    stack = seeded(lambda: nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8),
+                                         nn.ReLU(), nn.MaxPool2d(2)))
+    module = _check_all_targets(stack, (_tensor(2, 3, 8, 8),))
+    assert {"ivy.conv", "ivy.batch_norm", "ivy.max_pool"} <= set(re.findall(r"ivy\.\w+",
+                                                                            str(module)))
+
+
+# ---- parameters ----
+
+def test_params_are_the_state_dict():
+    stack = seeded(lambda: nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4)))
+    x = _tensor(1, 3, 6, 6)
+    module = ivy_ir.trace(stack, (x,))
+    state = stack.state_dict()
+    assert set(module.params) == set(state)
+    for key, value in state.items():
+        np.testing.assert_array_equal(module.params[key], value.numpy())
+    trainable = {a.param for a in module.args() if a.param and a.trainable}
+    assert trainable == {k for k, _ in stack.named_parameters()}
+    compiled = ivy_ir.compile(stack, target="torch", args=(x,))
+    assert set(compiled.params) == set(state)
+
+
+def test_function_params_tree_keeps_dotted_names():
+    def fn(tree, x):
+        return torch.tanh(x @ tree["w"] + tree["block"]["b"]) * tree["scale"]
+
+    params = {"w": _tensor(3, 2), "block": {"b": _tensor(2)}}
+    buffers = {"scale": torch.tensor(2.0)}
+    x = _tensor(4, 3)
+    module = ivy_ir.trace(fn, (x,), params=params, buffers=buffers)
+    kinds = {a.param: a.trainable for a in module.args() if a.param}
+    assert kinds == {"w": True, "block.b": True, "scale": False}
+    want = fn({**params, **buffers}, x).numpy()
+    np.testing.assert_allclose(ivy_ir.lower(module, "numpy")(x.numpy()), want, rtol=1e-6)
+
+
+def test_torch_target_module_trains():
+    model, x = seeded(MLP), _tensor(8, 8)
+    target = torch.as_tensor(RNG.standard_normal((8, 3)).astype(np.float32))
+    compiled = ivy_ir.compile(model, target="torch", args=(x,))
+    opt = torch.optim.SGD(compiled.module.parameters(), lr=0.1)
+
+    def loss():
+        return ((compiled.module(x) - target) ** 2).mean()
+
+    before = loss()
+    opt.zero_grad()
+    before.backward()
+    opt.step()
+    assert loss().item() < before.item()
+
+
+# ---- dtype promotion: astype exactly where torch converts ----
+
+PROMOTIONS = [
+    # (name, program, inputs, astype ops in the IR, torch's result dtype)
+    ("int_tensor+float_tensor", lambda i, x: i + x,
+     (torch.arange(3), torch.ones(3)), 1, "float32"),
+    ("float32*float64", lambda x, y: x * y,
+     (torch.ones(3), torch.ones(3, dtype=torch.float64)), 1, "float64"),
+    ("int/int_scalar", lambda i: i / 2, (torch.arange(5),), 1, "float32"),
+    ("int+float_scalar", lambda i: i + 1.5, (torch.arange(5),), 1, "float32"),
+    ("int*int_scalar", lambda i: i * 2, (torch.arange(5),), 0, "int64"),
+    ("float32+0d_float64", lambda x: x + torch.tensor(2.0, dtype=torch.float64),
+     (torch.ones(3),), 1, "float32"),
+    ("int32+0d_float64", lambda i, s: i + s,
+     (torch.arange(3, dtype=torch.int32), torch.tensor(0.25, dtype=torch.float64)), 1,
+     "float64"),
+    ("float32+float32", lambda x, y: x - y, (torch.ones(3), torch.ones(3)), 0, "float32"),
+    ("bool_sum", lambda b: b.sum(), (torch.tensor([True, False, True]),), 1, "int64"),
+]
+
+
+@pytest.mark.parametrize("name,fn,args,casts,dtype", PROMOTIONS, ids=[p[0] for p in PROMOTIONS])
+def test_dtype_promotion(name, fn, args, casts, dtype):
+    module = ivy_ir.trace(fn, args)
+    assert str(module).count("ivy.astype") == casts, str(module)
+    assert module.outputs[0].dtype == dtype
+    want = fn(*args).numpy()
+    got = ivy_ir.lower(module, "numpy")(*[a.numpy() for a in args])
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# ---- errors ----
+
+def _two_unmapped_ops(x):
+    a = torch.erfinv(x * 0.5)
+    b = torch.lgamma(x.abs() + 1)
+    return a + torch.erfinv(b * 0.1)
+
+
+def test_unsupported_ops_are_listed_at_once_before_lowering(monkeypatch):
+    import lowerings
+
+    monkeypatch.setattr(lowerings, "lower", lambda *a, **k: pytest.fail("lowering ran"))
+    with pytest.raises(ivy_ir.UnsupportedOpsError) as info:
+        ivy_ir.compile(_two_unmapped_ops, target="numpy", args=(_tensor(4),))
+    message = str(info.value)
+    first, second = _line_of(_two_unmapped_ops, "erfinv(x"), _line_of(_two_unmapped_ops,
+                                                                      "erfinv(b")
+    lgamma = _line_of(_two_unmapped_ops, "lgamma")
+    assert "3 torch ops of 2 kinds" in message
+    assert re.search(rf"aten\.erfinv\.default \(x2\): \S*test_import_torch\.py:{first}, "
+                     rf"\S*test_import_torch\.py:{second}", message), message
+    assert re.search(rf"aten\.lgamma\.default \(x1\): \S*test_import_torch\.py:{lgamma}",
+                     message), message
+    assert info.value.missing.keys() == {"aten.erfinv.default", "aten.lgamma.default"}
+
+
+def _branchy(x):
+    if x.sum() > 0:
+        return x * 2
+    return x
+
+
+def test_data_dependent_branch_names_the_line():
+    with pytest.raises(ivy_ir.TraceError) as info:
+        ivy_ir.trace(_branchy, (_tensor(3),))
+    line = _line_of(_branchy, "if x.sum()")
+    assert re.search(rf"data-dependent Python control flow at \S*test_import_torch\.py:{line}:",
+                     str(info.value)), str(info.value)
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+def _masked(x, mask):
+    return x[mask] * 2
+
+
+def test_boolean_mask_input_is_a_data_dependent_shape():
+    with pytest.raises(ivy_ir.TraceError, match="boolean mask") as info:
+        ivy_ir.trace(_masked, (_tensor(4), torch.tensor([True, False, True, True])))
+    assert f"test_import_torch.py:{_line_of(_masked, 'x[mask]')}" in str(info.value)
+
+
+def test_training_mode_dropout_is_reported_not_dropped():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5)).train()
+    with pytest.raises(ivy_ir.UnsupportedOpsError, match=r"aten\.dropout\.default \(in "
+                       r"training mode \(randomness\); call model\.eval\(\)\)"):
+        ivy_ir.trace(model, (_tensor(2, 3),))
+
+
+def test_rectangular_eye_and_float_logical_not_on_every_target():
+    # regression: the torch lowering built torch.eye(n_rows, n_rows) for a 2x4 eye
+    def fn(x):
+        return x + torch.eye(2, 4), torch.logical_not(x)
+
+    _check_all_targets(fn, (_tensor(2, 4).round(),))
+
+
+# ---- source detection, locations, retracing, speed ----
+
+def test_source_is_detected_from_the_model_and_the_code():
+    model = seeded(lambda: nn.Linear(3, 2))
+    x = RNG.standard_normal((4, 3)).astype(np.float32)
+    compiled = ivy_ir.compile(model, target="numpy", args=(x,))
+    assert "ivy.linear" in compiled.ir
+    np.testing.assert_allclose(compiled(x), model(torch.as_tensor(x)).detach().numpy(),
+                               rtol=1e-5)
+
+    def fn(v):
+        return torch.nn.functional.softplus(v) * 2
+
+    compiled = ivy_ir.compile(fn, target="jax", args=(x,))
+    assert "ivy.softplus" in compiled.ir
+    np.testing.assert_allclose(np.asarray(compiled(x)), fn(torch.as_tensor(x)).numpy(),
+                               rtol=1e-5)
+
+
+def _located(x):
+    y = torch.relu(x)
+    return y * 2
+
+
+def test_locations_point_at_the_user_file():
+    text = str(ivy_ir.trace(_located, (_tensor(3),)))
+    for op, marker in (("relu", "torch.relu"), ("multiply", "y * 2")):
+        line = _line_of(_located, marker)
+        assert re.search(rf'ivy\.{op} .*loc\("\S*test_import_torch\.py":{line}:', text), text
+
+
+def test_other_shapes_retrace_with_numpy_inputs():
+    model = seeded(lambda: nn.Sequential(nn.Linear(4, 3), nn.Tanh()))
+    compiled = ivy_ir.compile(model, target="torch", args=(_tensor(2, 4),))
+    x = RNG.standard_normal((5, 4)).astype(np.float32)
+    with torch.no_grad():
+        want = model(torch.as_tensor(x)).numpy()
+    np.testing.assert_allclose(_numpy(compiled(x)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_500_op_model_imports():
+    fn, args, _ = build_500_op()
+    start = time.perf_counter()
+    module = ivy_ir.trace(fn, args)
+    elapsed = time.perf_counter() - start
+    assert module.op_count() >= 450, module.op_count()
+    print(f"500-op import: {module.op_count()} ops in {elapsed:.2f}s")
