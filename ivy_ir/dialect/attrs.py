@@ -223,9 +223,9 @@ def _with_hex_floats(attr: DenseIntOrFPElementsAttr, text: str) -> DenseIntOrFPE
     """Float elements written as hex bit patterns (how inf and NaN print, e.g.
     `0xff800000` for -inf) hold those bits; xDSL's parser reads them as integers."""
     spec = TensorSpec.from_xdsl(attr.type)
-    if spec.dtype not in FLOATS or "0x" not in text or text.lstrip().startswith('dense<"'):
-        return attr
     body = text[text.index("<") + 1:text.rindex(">", 0, text.rindex(":"))]
+    if spec.dtype not in FLOATS or "0x" not in body or body.lstrip().startswith('"'):
+        return attr
     dt = numpy_dtype(spec.dtype)
     bits = np.dtype(f"uint{dt.itemsize * 8}")
     values = [np.array(int(tok, 16), bits).view(dt) if "0x" in tok else np.array(float(tok), dt)

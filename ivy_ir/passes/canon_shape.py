@@ -1,0 +1,180 @@
+"""Rules for wrappers and shape/dtype ops: identities, round trips and compositions.
+
+Three tables, each `op name -> rules`:
+- `IDENTITY_RULES`: an op that returns its input unchanged (`astype` to the same dtype,
+  `reshape` to the same shape, the identity permutation, a full-range slice, ...);
+- `ROUND_TRIP_RULES`: a chain of such ops that comes back to where it started
+  (`permute_dims` then its inverse, `reshape`s back to the original shape,
+  `expand_dims` then `squeeze`, a widening `astype` and back);
+- `COMPOSE_RULES`: the same chains folded into one op when they do not come back
+  (`reshape` of `reshape`, `permute_dims` of `permute_dims`, lossless cast chains).
+
+`strip-wrappers` runs the first two, `canonicalize` all three (see canonicalize.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..dialect import DTYPES, IvyOp
+from ..dialect.types import INT64_MAX, INT64_MIN
+from .canon_match import Emit, Replacement, Rule, producer, source, spec
+
+RESHAPES = ("reshape", "squeeze", "expand_dims")
+"""Ops that only relabel the row-major element order: any chain of them is one reshape."""
+
+_WIDE = {"int16", "int32", "int64", "float32", "float64"}
+LOSSLESS: dict[str, frozenset[str]] = {
+    "bool": frozenset(DTYPES),
+    "uint8": frozenset(_WIDE | {"float16", "bfloat16"}),
+    "int8": frozenset(_WIDE | {"float16", "bfloat16"}),
+    "int16": frozenset({"int32", "int64", "float32", "float64"}),
+    "int32": frozenset({"int64", "float64"}),
+    "int64": frozenset(),
+    "float16": frozenset({"float32", "float64"}),
+    "bfloat16": frozenset({"float32", "float64"}),
+    "float32": frozenset({"float64"}),
+    "float64": frozenset(),
+}
+"""dtype -> the dtypes that hold each of its values exactly (8-bit ints fit the 8/11
+significant bits of bfloat16/float16; int32 needs float64's 53)."""
+
+
+def _full_slice(op: IvyOp, a: dict[str, Any]) -> bool:
+    """Every dim sliced start-to-end with step 1 (unknown dims: only open bounds do)."""
+    for d, b, e, s in zip(spec(source(op)).shape, a["start"], a["stop"], a["step"]):
+        if d is None:
+            if not (s == 1 and b in (0, INT64_MIN) and e == INT64_MAX):
+                return False
+        elif range(*slice(b, e, s).indices(d)) != range(d):
+            return False
+    return True
+
+
+def _identity_perm(op: IvyOp, a: dict[str, Any]) -> bool:
+    rank = spec(source(op)).rank
+    return [ax % rank for ax in a["axes"]] == list(range(rank))
+
+
+IDENTITY_WHEN: dict[str, Callable[[IvyOp, dict[str, Any]], bool]] = {
+    # reshape-like ops of an unchanged type keep the element order, so they are the
+    # identity even with dynamic dims (a reshape result is static; squeeze and
+    # expand_dims only drop or add dims of size 1)
+    "astype": lambda op, a: True,                       # astype(x, dtype(x)) -> x
+    "reshape": lambda op, a: True,                      # reshape(x, shape(x)) -> x
+    "squeeze": lambda op, a: True,                      # squeeze(x, axis=[]) -> x
+    "expand_dims": lambda op, a: True,                  # expand_dims(x, axis=[]) -> x
+    "broadcast_to": lambda op, a: True,                 # broadcast_to(x, shape(x)) -> x
+    "permute_dims": _identity_perm,                     # permute(x, [0..n)) -> x
+    "slice": _full_slice,                               # x[:, ::1] -> x
+    "tile": lambda op, a: set(a["reps"]) <= {1},        # tile(x, [1, 1]) -> x
+    "pad": lambda op, a: set(a["pad_width"]) <= {0},    # pad(x, 0) -> x
+    "roll": lambda op, a: set(a["shift"]) <= {0},       # roll(x, 0) -> x
+    "flip": lambda op, a: a["axis"] == (),              # flip(x, axis=[]) -> x
+    "clip": lambda op, a: a["min"] is None and a["max"] is None,  # clip(x) -> x
+    "concat": lambda op, a: len(op.operands) == 1,      # concat([x]) -> x
+    # repeat(x, 1) -> x; without an axis it flattens, the identity only up to rank 1
+    "repeat": lambda op, a: a["repeats"] == 1 and (a["axis"] is not None
+                                                   or spec(source(op)).rank <= 1),
+    "split": lambda op, a: len(op.results) == 1,        # split(x, [n]) -> [x]
+}
+
+
+def _identity(op: IvyOp, emit: Emit) -> Replacement:
+    x = source(op)
+    if all(r.type == x.type for r in op.results) and \
+            IDENTITY_WHEN[op.SPEC.name](op, op.attr_values()):
+        return [x] * len(op.results)
+    return None
+
+
+def _reshape_chain(compose: bool) -> Rule:
+    def rule(op: IvyOp, emit: Emit) -> Replacement:
+        """f(g(x)) for relabellings f, g: x when the chain comes back to x's type
+        (anywhere up the chain), else (compose) one reshape of g's input."""
+        out = op.results[0]
+        inner = producer(source(op), *RESHAPES)
+        node, back = inner, None
+        while node is not None:
+            if source(node).type == out.type:
+                back = source(node)
+            node = producer(source(node), *RESHAPES)
+        if back is not None:
+            return back
+        shape = spec(out).shape
+        if not compose or inner is None or None in shape:
+            return None
+        return emit("reshape", source(inner), shape=shape)
+    return rule
+
+
+def _axes(op: IvyOp) -> list[int]:
+    rank = spec(source(op)).rank
+    return [ax % rank for ax in op.attr_values()["axes"]]
+
+
+def _permute_chain(compose: bool) -> Rule:
+    def rule(op: IvyOp, emit: Emit) -> Replacement:
+        """permute(permute(y, p), q) = permute(y, [p[i] for i in q]): y where that is
+        the identity (anywhere up the chain), else (compose) one permute."""
+        inner = producer(source(op), "permute_dims")
+        if inner is None:
+            return None
+        axes, node = _axes(op), inner
+        while node is not None:
+            p = _axes(node)
+            axes = [p[i] for i in axes]
+            if axes == sorted(axes):
+                return source(node)
+            node = producer(source(node), "permute_dims")
+        p = _axes(inner)
+        return emit("permute_dims", source(inner), axes=[p[i] for i in _axes(op)]) \
+            if compose else None
+    return rule
+
+
+def _astype_chain(compose: bool) -> Rule:
+    def rule(op: IvyOp, emit: Emit) -> Replacement:
+        """astype(astype(x, m), d) = astype(x, d) when m holds every value of x's dtype
+        exactly (a cast depends only on the value): x when d is x's dtype."""
+        inner = producer(source(op), "astype")
+        if inner is None:
+            return None
+        x, out = source(inner), op.results[0]
+        if spec(inner.results[0]).dtype not in LOSSLESS[spec(x).dtype]:
+            return None
+        if x.type == out.type:
+            return x
+        return emit("astype", x, dtype=spec(out).dtype) if compose else None
+    return rule
+
+
+def _broadcast_chain(op: IvyOp, emit: Emit) -> Replacement:
+    """broadcast_to(broadcast_to(x, s), t) -> broadcast_to(x, t) (broadcasting composes)."""
+    inner = producer(source(op), "broadcast_to")
+    if inner is None:
+        return None
+    return emit("broadcast_to", source(inner), shape=op.attr_values()["shape"])
+
+
+def _stack_one(op: IvyOp, emit: Emit) -> Replacement:
+    """stack([x], axis) -> expand_dims(x, [axis])."""
+    if len(op.operands) != 1:
+        return None
+    return emit("expand_dims", op.operands[0], axis=[op.attr_values()["axis"]])
+
+
+IDENTITY_RULES: dict[str, tuple[Rule, ...]] = {name: (_identity,) for name in IDENTITY_WHEN}
+ROUND_TRIP_RULES: dict[str, tuple[Rule, ...]] = {
+    **{name: (_reshape_chain(compose=False),) for name in RESHAPES},
+    "permute_dims": (_permute_chain(compose=False),),
+    "astype": (_astype_chain(compose=False),),
+}
+COMPOSE_RULES: dict[str, tuple[Rule, ...]] = {
+    **{name: (_reshape_chain(compose=True),) for name in RESHAPES},
+    "permute_dims": (_permute_chain(compose=True),),
+    "astype": (_astype_chain(compose=True),),
+    "broadcast_to": (_broadcast_chain,),
+    "stack": (_stack_one,),
+}
