@@ -23,10 +23,10 @@ import numpy as np
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import dtype_name
 from ivy_ir.module import Module
-from ivy_ir.tracer import TraceError
+from ivy_ir.tracer import OWN_DIRS, TraceError, short_path
 
 from .common import ImportBuilder
-from .jax_walk import OWN_DIRS, JaxprWalker, relative_path
+from .jax_walk import JaxprWalker
 
 _CONTROL_FLOW_ERRORS = (
     jax.errors.ConcretizationTypeError,
@@ -184,7 +184,7 @@ def _control_flow_message(exc: BaseException) -> str:
         if not path.startswith(_JAX_DIR) and not path.startswith(OWN_DIRS):
             where = (path, tb.tb_lineno)
         tb = tb.tb_next
-    at = f" at {relative_path(where[0])}:{where[1]}" if where else ""
+    at = f" at {short_path(where[0])}:{where[1]}" if where else ""
     kind = type(exc).__name__
     if isinstance(exc, jax.errors.NonConcreteBooleanIndexError):
         what = "boolean-mask indexing with a traced mask has a data-dependent shape"

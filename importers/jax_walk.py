@@ -14,7 +14,6 @@ count; `cond` with a known predicate inlines the chosen branch.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,7 +25,7 @@ from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.types import dtype_name, numpy_dtype
-from ivy_ir.tracer import INLINE_LIMIT, TraceError
+from ivy_ir.tracer import INLINE_LIMIT, OWN_DIRS, TraceError, short_path
 
 from .common import ImportBuilder, location, location_str, spec_of
 
@@ -38,9 +37,6 @@ except ImportError:  # pragma: no cover
 Value = SSAValue | np.ndarray
 Rule = Callable[["JaxprWalker", JaxprEqn, list[Value]], Value | list[Value]]
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OWN_DIRS = tuple(os.path.join(_ROOT, d) + os.sep for d in ("ivy_ir", "ivy", "lowerings",
-                                                            "importers"))
 FOLD_LIMIT = INLINE_LIMIT
 """Equations on known inputs are evaluated at import time when their results are this
 small: larger results stay ops (an `iota` of 1000 reads better as `ivy.arange`)."""
@@ -56,13 +52,6 @@ class Unmapped(Exception):
     equation is then reported as unsupported, with its location)."""
 
 
-def relative_path(path: str) -> str:
-    """`path` relative to the working directory when below it (short, stable IR text)."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
 
 
 def representable(aval: Any) -> bool:
@@ -143,7 +132,7 @@ class JaxprWalker:
         key = id(tb)
         if key not in self._locations:
             frame = _user_frame(tb)
-            self._locations[key] = (location(relative_path(frame.file_name), frame.start_line,
+            self._locations[key] = (location(short_path(frame.file_name), frame.start_line,
                                              frame.start_column + 1)
                                     if frame else location(None, None))
         return self._locations[key]

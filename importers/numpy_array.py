@@ -21,37 +21,27 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, SSAValue
 
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import numpy_dtype
-from ivy_ir.tracer import _OWN_DIRS, INLINE_LIMIT, TraceError, UnsupportedOpsError, _short
+from ivy_ir.tracer import INLINE_LIMIT, TraceError, UnsupportedOpsError, user_location
 
 from .common import ImportBuilder, dtype_of, location_str
 
-_SKIPPED = _OWN_DIRS + (os.path.dirname(np.__file__) + os.sep,)
+_NUMPY_DIR = (os.path.dirname(np.__file__) + os.sep,)
 
 
 def numpy_user_location() -> Attribute:
     """`ivy_ir.tracer.user_location` that also steps out of NumPy's own Python code: a
     NumPy function that does not dispatch to the tracer (`np.take` of a NumPy array at
     traced indices) converts it inside NumPy, and the error must name the user's line."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED):
-        frame = frame.f_back
-    if frame is None:
-        return UnknownLoc()
-    col = next((p[2] + 1 for i, p in enumerate(frame.f_code.co_positions())
-                if i == frame.f_lasti // 2 and p[2] is not None), 0)
-    return FileLineColLoc(StringAttr(_short(frame.f_code.co_filename)), IntAttr(frame.f_lineno),
-                          IntAttr(col))
+    return user_location(skip=_NUMPY_DIR)
 
 
 USER_ERRORS = (ValueError, TypeError, IndexError, ArithmeticError, np.linalg.LinAlgError)

@@ -30,7 +30,7 @@ from importers.tensorflow_nn import NN_OPS
 from importers.tensorflow_walk import Handler, Value, VarRef, Walker, tf_dtype
 from ivy_ir.dialect import DTYPES, TensorSpec
 from ivy_ir.module import Module
-from ivy_ir.tracer import TraceError, UnsupportedOpsError
+from ivy_ir.tracer import OWN_DIRS, TraceError, UnsupportedOpsError, short_path
 
 TF_TO_IVY: dict[str, Handler] = {**MATH_OPS, **ARRAY_OPS, **NN_OPS}
 """Raw TF op type -> handler emitting registry ops. Ops missing here are reported."""
@@ -149,7 +149,7 @@ def _concrete(call: Callable[..., Any], sig: list[Any]) -> Any:
         return tf.function(call).get_concrete_function(*sig)
     except tf.errors.OperatorNotAllowedInGraphError as exc:
         frame = _raising_user_frame(exc)
-        where = f" at {_short(frame.filename)}:{frame.lineno}" if frame else ""
+        where = f" at {short_path(frame.filename)}:{frame.lineno}" if frame else ""
         raise TraceError(f"data-dependent Python control flow{where}: the truth value of a "
                          "traced tensor is not known while tracing; use tf.where "
                          "instead") from None
@@ -195,8 +195,6 @@ def _returns_sequence(concrete: Any) -> bool:
     return not isinstance(out, tf.Tensor)
 
 
-_OWN_DIRS = tuple(os.path.dirname(os.path.dirname(__file__)) + os.sep + d + os.sep
-                  for d in ("importers", "ivy_ir", "ivy", "lowerings"))
 
 
 class Locator:
@@ -206,7 +204,7 @@ class Locator:
     def __init__(self) -> None:
         frameworks = [sys.modules[m] for m in ("tensorflow", "keras", "tf_keras")
                       if getattr(sys.modules.get(m), "__file__", None)]
-        self.dirs = _OWN_DIRS + tuple(os.path.dirname(m.__file__) + os.sep
+        self.dirs = OWN_DIRS + tuple(os.path.dirname(m.__file__) + os.sep
                                       for m in frameworks) + (sysconfig.get_paths()["stdlib"],)
         self.verdicts: dict[str, bool] = {}
 
@@ -218,16 +216,10 @@ class Locator:
     def __call__(self, op: Any) -> Any:
         for frame in reversed(op.traceback):
             if self.is_user(frame.filename):
-                return location(_short(frame.filename), frame.lineno)
+                return location(short_path(frame.filename), frame.lineno)
         return location(None, None)
 
 
-def _short(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
 
 
 def _merge(params: Any, buffers: Any) -> Any:

@@ -29,14 +29,17 @@ from .dialect.types import INT64_MAX, INT64_MIN
 INLINE_LIMIT = 16
 """Arrays with more elements than this become parameters instead of inline constants."""
 
-_OWN_DIRS = tuple(os.path.dirname(os.path.dirname(__file__)) + os.sep + d + os.sep
-                  for d in ("ivy_ir", "ivy", "lowerings", "importers"))
+OWN_DIRS = tuple(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + d
+                 + os.sep for d in ("ivy_ir", "ivy", "lowerings", "importers"))
+"""This project's source folders: frames in them are never the user's code."""
 
 
-def user_location() -> Attribute:
-    """The innermost stack frame outside this package: where the user called the op."""
+def user_location(skip: tuple[str, ...] = ()) -> Attribute:
+    """The innermost stack frame outside this package (and the folders in `skip`):
+    where the user called the op."""
+    skipped = OWN_DIRS + skip
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_OWN_DIRS):
+    while frame is not None and frame.f_code.co_filename.startswith(skipped):
         frame = frame.f_back
     if frame is None:
         return UnknownLoc()
@@ -46,11 +49,12 @@ def user_location() -> Attribute:
         if i == frame.f_lasti // 2 and p[2] is not None:
             col = p[2] + 1
             break
-    return FileLineColLoc(StringAttr(_short(frame.f_code.co_filename)), IntAttr(frame.f_lineno),
-                          IntAttr(col))
+    return FileLineColLoc(StringAttr(short_path(frame.f_code.co_filename)),
+                          IntAttr(frame.f_lineno), IntAttr(col))
 
 
-def _short(path: str) -> str:
+def short_path(path: str) -> str:
+    """`path` relative to the working directory when below it: short, stable IR text."""
     try:
         rel = os.path.relpath(path)
     except ValueError:
