@@ -43,6 +43,7 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
     from ivy_ir.decompositions import DECOMPOSITIONS
     from ivy_ir.passes.channels_last import channels_last
     from ivy_ir.passes.decompose import decompose_ops
+    from ivy_ir.passes.fuse_elementwise import fuse_elementwise
 
     tgt, runtime = get_target(target), get_runtime(target)
     runtime.check_options(options)
@@ -50,6 +51,8 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
     decompose_ops(work.op, {n for n in DECOMPOSITIONS if n not in tgt.rules})
     if tgt.channels_last:
         channels_last(work.op)
+    if tgt.fuses(options):
+        fuse_elementwise(work.op)
     check_supported(work, target)
     source, namespace = emit_source(work, tgt)
     code = compile(source, f"<ivy_ir {target}>", "exec")

@@ -13,51 +13,24 @@ import keyword
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from ivy_ir.dialect import SPECS, IvyOp, TensorSpec
+from ivy_ir.dialect import SPECS, FusedOp, IvyOp, TensorSpec, YieldOp
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN
 from ivy_ir.module import Module
 
-Rule = str | Callable[["OpContext"], str]
+from .target import Rule, Target
+
 INLINE_CONSTANT = 16
 
 
 class LoweringError(NotImplementedError):
     """The target has no rule for an op (and it has no decomposition)."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """A lowering target: a rule per op, plus how to spell dtypes, arrays and imports."""
-
-    name: str
-    rules: dict[str, Rule]
-    imports: str
-    dtype: Callable[[str], str]
-    helpers: dict[str, Callable[..., Any]] = field(default_factory=dict)
-    array: str = "np.asarray"
-    """Call that makes a target array from a nested list or a NumPy array (+ dtype=)."""
-    scalar: str = "{}"
-    """Wraps the expression of a 0-d result (NumPy turns those into scalars otherwise)."""
-    constant: Callable[[np.ndarray, Emission], str] | None = None
-    """Custom spelling of `ivy.constant`; the default hoists one module-level array."""
-    reuse_names: bool = False
-    """Eager targets: bind a result to the name of a temporary at its last use
-    (`h = f(h)`), so dead intermediates are freed as in hand-written code instead of
-    living until the function returns."""
-    channels_last: bool = False
-    """Run channels-first layers channels-last (the `channels-last` pass) before emitting:
-    for frameworks whose kernels only take channels-last data."""
-    inplace_ops: frozenset[str] = frozenset()
-    """Ops whose rule is one call that accepts `out=` and returns a fresh array (NumPy's
-    ufuncs): when one consumes the last use of a temporary made by another such op,
-    with the result's type, it writes into it (`v = np.add(v, c, out=v)`)."""
 
 
 LAYER_KERNEL_CALLS: dict[str, Rule] = {
@@ -163,6 +136,8 @@ class OpContext:
     def is_buffer(self, operand: str) -> bool:
         """Whether an operand is a non-trainable parameter (a buffer) of the program."""
         value = getattr(self.op, operand)
+        while isinstance(value, BlockArgument) and isinstance(value.owner.parent_op(), FusedOp):
+            value = value.owner.parent_op().inputs[value.index]  # through a fused group
         if not isinstance(value, BlockArgument) or self.emission is None:
             return False
         info = self.emission.module.args()[value.index]
@@ -242,9 +217,18 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
             param_locals.append(local)
     em.inputs = inputs + param_locals
     used_helpers: set[str] = set()
-    last_use = {v: i for i, op in enumerate(fn.body.block.ops) for v in op.operands}
+    schedule, alias = _schedule(fn.body.block, target)
+
+    def canon(value: SSAValue) -> SSAValue:
+        while value in alias:
+            value = alias[value]
+        return value
+
+    last_use = {canon(v): i for i, op in enumerate(schedule) for v in op.operands}
     temporaries: set[SSAValue] = set()
-    for i, op in enumerate(fn.body.block.ops):
+    for i, op in enumerate(schedule):
+        for v in op.operands:
+            names.of[v] = names.of[canon(v)]
         if isinstance(op, func.ReturnOp):
             outs = [names.of[v] for v in op.operands]
             single = len(outs) == 1 and not module.returns_sequence
@@ -256,13 +240,24 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
             make = target.constant or (lambda v, e: e.hoist(e.array_expr(v)))
             names.of[op.results[0]] = make(value, em)
             continue
-        expr = _emit_op(op, em)
+        if isinstance(op, FusedOp):
+            from .fused import emit_expressions  # it builds on this module
+
+            lines = emit_expressions(op, em)
+            used_helpers.update(h for h in target.helpers if any(_calls(h, ln) for ln in lines))
+            body += lines
+            temporaries.update(op.results)
+            continue
+        expr = emit_op(op, em)
         used_helpers.update(h for h in target.helpers if _calls(h, expr))
-        dead = [v for v in op.operands if v in temporaries and last_use[v] == i]
+        dead = list(dict.fromkeys(canon(v) for v in op.operands
+                                  if canon(v) in temporaries and last_use[canon(v)] == i))
         if target.reuse_names and len(op.results) == 1 and dead:
-            name = names.of[op.results[0]] = names.of[dead[0]]
-            temporaries.discard(dead[0])
-            if _overwritable(dead[0], op, target):
+            into = next((v for v in dead if _overwritable(v, op, target)), None)
+            reused = dead[0] if into is None else into
+            name = names.of[op.results[0]] = names.of[reused]
+            temporaries.discard(reused)
+            if into is not None:
                 expr = f"{expr[:-1]}, out={name})"
         else:
             for r in op.results:
@@ -283,14 +278,32 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
     return "\n".join(lines) + "\n", {"CONSTANTS": em.data}
 
 
+def _schedule(block: Block, target: Target) -> tuple[list[Operation],
+                                                     dict[SSAValue, SSAValue]]:
+    """The ops to emit, in order, and value aliases. Unless the target emits fused
+    groups as expressions, an `ivy.fused` body is spliced in place of the op (its
+    block arguments alias its operands, its results the yielded values), so a group's
+    ops share the statement machinery (name reuse, `out=`) of every other op."""
+    ops: list[Operation] = []
+    alias: dict[SSAValue, SSAValue] = {}
+    for op in block.ops:
+        if isinstance(op, FusedOp) and not target.fused_as_expressions:
+            alias.update(zip(op.block.args, op.inputs))
+            alias.update(zip(op.results, op.yielded()))
+            ops += [o for o in op.block.ops if not isinstance(o, YieldOp)]
+        else:
+            ops.append(op)
+    return ops, alias
+
+
 def _overwritable(dead: SSAValue, op: IvyOp, target: Target) -> bool:
     """Whether `op` may write its result into the dead temporary: same type, not 0-d,
-    and both made by in-place-capable ops (so the temporary is a fresh array, never a
-    view of an input that writing would corrupt)."""
+    `op` takes `out=`, and the temporary was made by an op whose result is always a
+    fresh array (never a view of an input that writing would corrupt)."""
     maker = dead.owner
     return (op.SPEC.name in target.inplace_ops and isinstance(maker, IvyOp)
-            and maker.SPEC.name in target.inplace_ops and dead.type == op.results[0].type
-            and TensorSpec.from_xdsl(dead.type).rank > 0)
+            and maker.SPEC.name in target.inplace_ops | target.fresh_ops
+            and dead.type == op.results[0].type and TensorSpec.from_xdsl(dead.type).rank > 0)
 
 
 def _closure(target: Target, used: set[str]) -> set[str]:
@@ -319,7 +332,8 @@ def _helper_source(fn: Callable[..., Any]) -> str:
     return textwrap.dedent(inspect.getsource(fn)) + "\n"
 
 
-def _emit_op(op: Operation, em: Emission) -> str:
+def emit_op(op: Operation, em: Emission) -> str:
+    """The target expression of one registry op (operands named by `em.names.of`)."""
     target, names = em.target, em.names
     if not isinstance(op, IvyOp):
         raise LoweringError(f"{op.name} is not an ivy op; the {target.name} target only "

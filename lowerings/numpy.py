@@ -201,6 +201,7 @@ def _dtype(name: str) -> str:
 
 TARGET = Target(name="numpy", rules=NUMPY_RULES, helpers=HELPERS, scalar="np.asarray({})",
                 reuse_names=True, inplace_ops=frozenset(UNARY) | frozenset(BINARY),
+                fresh_ops=frozenset({"astype", "where", "erf", "rsqrt"}),
                imports="import math\n\nimport numpy as np\n", dtype=_dtype)
 
 RUNTIME = Runtime()

@@ -16,10 +16,13 @@ whose inputs are all on one device need nothing more.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
+import torch
 
+from ivy_ir.dialect import ELEMENTWISE
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
 
 from . import torch_kernels as K
@@ -302,7 +305,7 @@ TORCH_RULES: dict[str, Rule] = {
     "ones": _create("torch.ones({shape}, dtype={dtype}, device={device})"),
     "eye": lambda c: f"eye({c.lit('n_rows')}, {c.out.shape[1]}, {c.lit('k')}, "
     f"{c.lit('dtype')}, {_device(c.emission)})" if c.attrs["k"] else
-    _create("torch.eye({n_rows}, {out_shape[1]}, dtype={dtype}, device={device})")(c),
+    _create(f"torch.eye({{n_rows}}, {c.out.shape[1]}, dtype={{dtype}}, device={{device}})")(c),
     "linspace": _linspace,
     "tril": "torch.tril({x}, diagonal={k})",
     "triu": "torch.triu({x}, diagonal={k})",
@@ -377,7 +380,32 @@ def _dtype(name: str) -> str:
     return f"torch.{name}"
 
 
+# in-place forms autograd has no derivative for (tests/test_pass_fuse.py sweeps the rest)
+NO_INPLACE_GRAD = frozenset({"acosh", "asinh", "atanh", "floor_divide"})
+# ops whose autograd keeps their result for the backward pass (checked in the same test)
+SAVES_RESULT = frozenset({"exp", "expm1", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal",
+                          "tan", "pow"})
+
+
+def _inplace_methods(rules: dict[str, Rule]) -> dict[str, str]:
+    """Elementwise ops whose rule is one `torch.NAME(x[, y])` call with a
+    `Tensor.NAME_` twin: `x.NAME_(y)` computes the same values into `x`."""
+    out = {}
+    for op, rule in rules.items():
+        call = re.fullmatch(r"torch\.(\w+)\(\{x\}(?:, \{y\})?\)", rule) \
+            if isinstance(rule, str) else None
+        if (call and op in ELEMENTWISE and op not in NO_INPLACE_GRAD
+                and hasattr(torch.Tensor, f"{call[1]}_")):
+            out[op] = f"{call[1]}_"
+    return out
+
+
+# eager torch runs elementwise groups as in-place expressions (lowerings/fused.py);
+# under torch.compile inductor fuses them itself
 TARGET = Target(name="torch", rules=TORCH_RULES, dtype=_dtype, array="torch.tensor",
                 helpers=HELPERS, constant=_constant,
-                imports="import torch\nimport torch.nn.functional as F\n")
+                imports="import torch\nimport torch.nn.functional as F\n",
+                fuse_elementwise=True, self_fusing_options=frozenset({"torch_compile"}),
+                fused_as_expressions=True, inplace_methods=_inplace_methods(TORCH_RULES),
+                saves_result=SAVES_RESULT)
 RUNTIME = TorchRuntime()

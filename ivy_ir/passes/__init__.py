@@ -30,11 +30,50 @@ def _channels_last() -> type[ModulePass]:
     return ChannelsLastPass
 
 
-IVY_PASSES: dict[str, Callable[[], type[ModulePass]]] = {"decompose": _decompose,
-                                                        "channels-last": _channels_last}
-"""Passes of this project (the xDSL built-ins canonicalize, cse, dce come on top)."""
+def _recompose() -> type[ModulePass]:
+    from .recompose import RecomposePass
 
-PRESETS = {"default": "canonicalize,cse,dce", "none": ""}
+    return RecomposePass
+
+
+def _canonicalize() -> type[ModulePass]:
+    from .canonicalize import CanonicalizePass
+
+    return CanonicalizePass
+
+
+def _strip_wrappers() -> type[ModulePass]:
+    from .strip_wrappers import StripWrappersPass
+
+    return StripWrappersPass
+
+
+def _fuse_elementwise() -> type[ModulePass]:
+    from .fuse_elementwise import FuseElementwisePass
+
+    return FuseElementwisePass
+
+
+IVY_PASSES: dict[str, Callable[[], type[ModulePass]]] = {"decompose": _decompose,
+                                                        "channels-last": _channels_last,
+                                                        "recompose": _recompose,
+                                                        "canonicalize": _canonicalize,
+                                                        "strip-wrappers": _strip_wrappers,
+                                                        "fuse-elementwise": _fuse_elementwise}
+"""Passes of this project; with xDSL's built-ins (`cse`, `dce`, ...) they make up what a
+pipeline may name. Our `canonicalize` replaces xDSL's: it runs xDSL's patterns and the
+ivy rules in one walk."""
+
+DEFAULT_ORDER = ("strip-wrappers", "canonicalize", "recompose", "canonicalize", "cse", "dce")
+"""The intended target-independent pipeline: drop the identity wrappers importers
+leave, simplify, recompose composite ops from their expansions (their fused kernels
+are faster), simplify what that exposed, merge duplicates, drop dead ops. Elementwise
+fusion depends on the target, so it is not here: eager lowerings run
+`fuse-elementwise` themselves (`Target.fuse_elementwise`: torch without
+torch.compile), while XLA (jax, TF with jit_compile) and inductor fuse on their own."""
+
+PRESETS = {"default": ",".join(DEFAULT_ORDER), "none": ""}
+"""Named pipelines (`compile(passes=...)`, `ivy-opt -p`)."""
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:

@@ -1,0 +1,166 @@
+"""An `ivy.fused` group as nested expressions with in-place methods (eager torch).
+
+Op by op, an eager framework allocates every intermediate and keeps it alive as long
+as a local names it. Here a body value used once, by one body op, is inlined into its
+user's expression, so it is freed as soon as it is consumed, and an op whose operand
+is such a fresh intermediate updates it in place (`torch.multiply(x, y).add_(c)`):
+one allocation for a whole chain. Named values (used twice, yielded, or ending a long
+expression) take over the names of dead ones (`v = f(v)`), as the NumPy target does.
+
+In-place is autograd-safe by construction: the overwritten tensor is used by nothing
+else (one use, not yielded), was made inside the group by an op with an in-place form
+(so it is a fresh tensor, never an input, parameter or view), and that op does not
+keep its result for the backward pass (`Target.saves_result`: exp, tanh, ...). The
+in-place op's own backward needs are met by autograd (it keeps what it needs).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from xdsl.ir import SSAValue
+
+from ivy_ir.dialect import COMMUTATIVE, FusedOp, IvyOp, YieldOp
+
+from .emitter import Emission, emit_op
+
+MAX_INLINE = 8
+"""Most ops inlined into one statement; a longer chain is split for readability."""
+
+
+@dataclass(eq=False)
+class _Node:
+    """One body value: its expression with a placeholder per operand."""
+
+    value: SSAValue
+    template: str
+    holes: dict[str, SSAValue]
+    size: int = 1
+    named: bool = True
+    refs: set[SSAValue] = field(default_factory=set)
+    """Named values its statement reads (set once inlining is decided)."""
+
+
+def emit_expressions(fused: FusedOp, em: Emission) -> list[str]:
+    """Statements computing `fused`'s results; binds their names in `em.names.of`."""
+    text: dict[SSAValue, str] = {a: em.names.of[v] for a, v in zip(fused.block.args,
+                                                                     fused.inputs)}
+    yielded = set(fused.yielded())
+    nodes: dict[SSAValue, _Node] = {}
+    for op in fused.block.ops:
+        if isinstance(op, YieldOp):
+            continue
+        assert isinstance(op, IvyOp)
+        result = op.results[0]
+        if op.SPEC.name == "constant":
+            value = op.attr_values()["value"]
+            make = em.target.constant or (lambda v, e: e.hoist(e.array_expr(v)))
+            text[result] = make(value, em)
+            continue
+        node = _in_place(op, nodes, yielded, em) or _call(op, em)
+        nodes[result] = node
+        for hole, operand in node.holes.items():
+            inner = nodes.get(operand)
+            if inner is None:
+                continue
+            if (operand not in yielded and operand.has_one_use()
+                    and node.template.count(hole) == 1
+                    and node.size + inner.size <= MAX_INLINE):
+                inner.named = False
+                node.size += inner.size
+    return _write(fused, nodes, text, em)
+
+
+def _holes(op: IvyOp, em: Emission) -> dict[str, SSAValue]:
+    """Give each operand of `op` a placeholder name (in `em.names.of`)."""
+    holes = {}
+    for i, v in enumerate(dict.fromkeys(op.operands)):
+        holes[f"__ivy_hole_{i}__"] = v
+        em.names.of[v] = f"__ivy_hole_{i}__"
+    return holes
+
+
+def _call(op: IvyOp, em: Emission) -> _Node:
+    holes = _holes(op, em)
+    return _Node(op.results[0], emit_op(op, em), holes)
+
+
+def _in_place(op: IvyOp, nodes: dict[SSAValue, _Node], yielded: set[SSAValue],
+              em: Emission) -> _Node | None:
+    """`t.add_(y)` when an operand `t` may be overwritten (see the module docstring)."""
+    target = em.target
+    method = target.inplace_methods.get(op.SPEC.name)
+    if method is None:
+        return None
+    operands = list(op.operands)
+    order = [0, 1] if len(operands) == 2 and op.SPEC.name in COMMUTATIVE else [0]
+    for k in order:
+        t = operands[k]
+        maker = t.owner
+        if (t in nodes and t not in yielded and t.has_one_use()
+                and operands.count(t) == 1 and t.type == op.results[0].type
+                and isinstance(maker, IvyOp) and maker.SPEC.name in target.inplace_methods
+                and maker.SPEC.name not in target.saves_result):
+            others = operands[:k] + operands[k + 1:]
+            holes = _holes(op, em)
+            names = em.names.of
+            return _Node(op.results[0],
+                         f"{names[t]}.{method}({', '.join(names[o] for o in others)})", holes)
+    return None
+
+
+def _write(fused: FusedOp, nodes: dict[SSAValue, _Node], text: dict[SSAValue, str],
+           em: Emission) -> list[str]:
+    """Bind each named value to its expanded expression, reusing the names of named
+    values no later statement reads."""
+    named = [n for n in nodes.values() if n.named]
+    for node in named:
+        node.refs = _refs(node, nodes)
+    last_ref = {v: i for i, n in enumerate(named) for v in n.refs}
+    yielded = set(fused.yielded())
+    free: list[str] = []
+    lines = []
+    for i, node in enumerate(named):
+        expr = _expand(node, nodes, text)
+        free += [text[v] for v in node.refs if last_ref[v] == i and v not in yielded]
+        keep = node.value in yielded or not free
+        name = em.names.fresh(node.value.name_hint) if keep else free.pop(0)
+        lines.append(f"{name} = {expr}")
+        text[node.value] = name
+    for result, value in zip(fused.results, fused.yielded()):
+        em.names.of[result] = text[value]
+    return lines
+
+
+def _refs(node: _Node, nodes: dict[SSAValue, _Node]) -> set[SSAValue]:
+    """The named body values `node`'s statement reads (through inlined operands)."""
+    out: set[SSAValue] = set()
+    for operand in node.holes.values():
+        inner = nodes.get(operand)
+        if inner is not None:
+            out |= {operand} if inner.named else _refs(inner, nodes)
+    return out
+
+
+def _expand(node: _Node, nodes: dict[SSAValue, _Node], text: dict[SSAValue, str]) -> str:
+    """The node's expression with its operands filled in."""
+    out = node.template
+    for hole, operand in node.holes.items():
+        inner = nodes.get(operand)
+        if inner is not None and not inner.named:
+            sub = _expand(inner, nodes, text)
+            sub = sub if _atomic(sub) else f"({sub})"
+        else:
+            sub = text[operand]
+        out = out.replace(hole, sub)
+    return out
+
+
+def _atomic(expr: str) -> bool:
+    """Whether `expr` can take a `.method()` or sit in an operator without parentheses."""
+    return isinstance(ast.parse(expr, mode="eval").body,
+                      (ast.Call, ast.Attribute, ast.Name, ast.Subscript, ast.Constant))
+
+
+__all__ = ["MAX_INLINE", "emit_expressions"]

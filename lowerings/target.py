@@ -1,0 +1,75 @@
+"""`Target`: what the shared emitter needs to know about one lowering target.
+
+A target is data: a rule per op (`lowerings/<target>.py`) plus how to spell dtypes,
+arrays and imports, and the switches that pick how the emitter writes temporaries and
+fused groups. `lowerings/emitter.py` re-exports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .emitter import Emission, OpContext
+
+Rule = str | Callable[["OpContext"], str]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A lowering target: a rule per op, plus how to spell dtypes, arrays and imports."""
+
+    name: str
+    rules: dict[str, Rule]
+    imports: str
+    dtype: Callable[[str], str]
+    helpers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    array: str = "np.asarray"
+    """Call that makes a target array from a nested list or a NumPy array (+ dtype=)."""
+    scalar: str = "{}"
+    """Wraps the expression of a 0-d result (NumPy turns those into scalars otherwise)."""
+    constant: Callable[[np.ndarray, Emission], str] | None = None
+    """Custom spelling of `ivy.constant`; the default hoists one module-level array."""
+    reuse_names: bool = False
+    """Eager targets: bind a result to the name of a temporary at its last use
+    (`h = f(h)`), so dead intermediates are freed as in hand-written code instead of
+    living until the function returns."""
+    channels_last: bool = False
+    """Run channels-first layers channels-last (the `channels-last` pass) before emitting:
+    for frameworks whose kernels only take channels-last data."""
+    inplace_ops: frozenset[str] = frozenset()
+    """Ops whose rule is one call that accepts `out=` and returns a fresh array (NumPy's
+    ufuncs): when one consumes the last use of a temporary made by another such op (or
+    by a `fresh_ops` op), with the result's type, it writes into it
+    (`v = np.add(v, c, out=v)`)."""
+    fresh_ops: frozenset[str] = frozenset()
+    """Further ops whose rule always returns a newly allocated array (no view, no
+    input returned as is), so their temporaries may be overwritten too."""
+    fuse_elementwise: bool = False
+    """The lowering outlines elementwise groups into `ivy.fused` (the fuse-elementwise
+    pass) before emitting, because this target emits a group better than op by op."""
+    self_fusing_options: frozenset[str] = frozenset()
+    """Options under which the framework's own compiler fuses (`torch_compile`): the
+    lowering then leaves elementwise ops unfused."""
+    fused_as_expressions: bool = False
+    """Emit an `ivy.fused` body as nested expressions, so an eager framework frees each
+    single-use intermediate at once, using `inplace_methods` on fresh intermediates;
+    otherwise its ops are emitted one statement each, like ops outside a group."""
+    inplace_methods: dict[str, str] = field(default_factory=dict)
+    """op -> in-place method of its first operand with the rule's semantics
+    (`add` -> `add_`), for `fused_as_expressions`."""
+    saves_result: frozenset[str] = frozenset()
+    """Ops whose autograd keeps their result for the backward pass (exp, tanh, ...):
+    an in-place op must never overwrite such a result."""
+
+    def fuses(self, options: dict[str, Any]) -> bool:
+        """Whether lowering with these options outlines elementwise groups first."""
+        return self.fuse_elementwise and not any(options.get(o)
+                                                 for o in self.self_fusing_options)
+
+
+__all__ = ["Rule", "Target"]
