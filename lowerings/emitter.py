@@ -225,6 +225,11 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
         return value
 
     last_use = {canon(v): i for i, op in enumerate(schedule) for v in op.operands}
+    for i in range(len(schedule) - 1, -1, -1):  # a viewed buffer lives as long as its views
+        op = schedule[i]
+        if isinstance(op, IvyOp) and op.SPEC.name in target.view_ops:
+            base = canon(op.operands[0])
+            last_use[base] = max(last_use[base], *(last_use.get(canon(r), i) for r in op.results))
     temporaries: set[SSAValue] = set()
     for i, op in enumerate(schedule):
         for v in op.operands:

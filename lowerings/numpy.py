@@ -202,6 +202,8 @@ def _dtype(name: str) -> str:
 TARGET = Target(name="numpy", rules=NUMPY_RULES, helpers=HELPERS, scalar="np.asarray({})",
                 reuse_names=True, inplace_ops=frozenset(UNARY) | frozenset(BINARY),
                 fresh_ops=frozenset({"astype", "where", "erf", "rsqrt"}),
+                view_ops=frozenset({"reshape", "permute_dims", "expand_dims", "squeeze",
+                                    "flip", "split"}),
                imports="import math\n\nimport numpy as np\n", dtype=_dtype)
 
 RUNTIME = Runtime()

@@ -49,6 +49,10 @@ class Target:
     fresh_ops: frozenset[str] = frozenset()
     """Further ops whose rule always returns a newly allocated array (no view, no
     input returned as is), so their temporaries may be overwritten too."""
+    view_ops: frozenset[str] = frozenset()
+    """Ops whose rule may return a view of their first operand (`np.transpose`): the
+    operand's buffer then lives as long as the view, and no `out=` may overwrite it
+    before."""
     fuse_elementwise: bool = False
     """The lowering outlines elementwise groups into `ivy.fused` (the fuse-elementwise
     pass) before emitting, because this target emits a group better than op by op."""

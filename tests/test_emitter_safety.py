@@ -47,3 +47,21 @@ def test_hostile_names_stay_data(target):
         got = c(x)
         got = got.detach().numpy() if hasattr(got, "detach") else np.asarray(got)
         np.testing.assert_allclose(got, (x + [1.0, 2.0]) ** 2)
+
+
+def test_numpy_never_overwrites_a_buffer_a_live_view_shares():
+    """`np.flip`/`np.transpose`/`np.reshape` return views: the viewed temporary must not
+    be reused with `out=` while a view of it (or a view of the view) is still live."""
+    text = """func.func @main(%x: tensor<2x3xf32>) -> (tensor<3x2xf32>, tensor<6xf32>, tensor<2x3xf32>) {
+  %n = ivy.negative %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t = ivy.permute_dims %n {axes = [1, 0]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %f = ivy.flip %t : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %r = ivy.reshape %n {shape = [6]} : (tensor<2x3xf32>) -> tensor<6xf32>
+  %a = ivy.abs %n : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %f, %r, %a : tensor<3x2xf32>, tensor<6xf32>, tensor<2x3xf32>
+}"""
+    x = np.array([[1, -2, 3], [-4, 5, -6]], np.float32)
+    f, r, a = ivy_ir.lower(ivy_ir.parse(text), "numpy")(x)
+    np.testing.assert_array_equal(f, np.flip((-x).T))
+    np.testing.assert_array_equal(r, (-x).reshape(6))
+    np.testing.assert_array_equal(a, np.abs(x))
