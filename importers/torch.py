@@ -3,7 +3,8 @@ graph onto the ivy dialect through the `ATEN_TO_IVY` table.
 
 Functions and `nn.Module`s both go through `torch.export.export` (static shapes, the
 module in whatever train/eval mode it is in): a function is wrapped in a small module
-first. The exported graph keeps high-level ATen ops (linear, conv2d, layer_norm,
+first; an `ExportedProgram` the user made (say, decomposed to core ATen) is walked as
+is. The exported graph keeps high-level ATen ops (linear, conv2d, layer_norm,
 scaled_dot_product_attention, ...), which map one-to-one onto registry ops; only when
 the graph holds in-place ops or ops without a table entry does a normalization pre-pass
 run `ep.run_decompositions` with torch's decompositions restricted to exactly those ops.
@@ -34,6 +35,7 @@ from .torch_capture import (
     FRAME,
     TORCH_DIR,
     FunctionModule,
+    check_exported,
     export,
     input_names,
     quiet,
@@ -63,7 +65,14 @@ HARMLESS_INPLACE = frozenset({"detach_"})
 def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
                    params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
                    name: str = "main") -> Module:
-    """Import a torch function or `nn.Module` called on `args` into an ivy module."""
+    """Import a torch function or `nn.Module` called on `args` into an ivy module.
+
+    A `torch.export.ExportedProgram` is imported as it is (no re-export), so what a user
+    made of it stays: `torch.export.export(m, (x,)).run_decompositions()` imports the
+    core-ATen graph. Its types are fixed; `args`, when given, must match them."""
+    if isinstance(fn, torch.export.ExportedProgram):
+        check_exported(fn, tuple(args), dict(kwargs or {}), params, buffers)
+        return _Walker(_normalize(fn)).run(name)
     module = fn if isinstance(fn, torch.nn.Module) else FunctionModule(fn, params, buffers)
     args, kwargs = to_torch(tuple(args)), to_torch(dict(kwargs or {}))
     ep = _normalize(export(module, args, kwargs))

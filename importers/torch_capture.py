@@ -112,6 +112,36 @@ def to_torch(tree: Any) -> Any:
     return tree
 
 
+def _type_str(t: torch.Tensor) -> str:
+    return f"{str(t.dtype).removeprefix('torch.')}{list(t.shape)}"
+
+
+def check_exported(ep: torch.export.ExportedProgram, args: tuple[Any, ...],
+                   kwargs: dict[str, Any], params: Any, buffers: Any) -> None:
+    """An `ExportedProgram` has fixed input types and its own state: example arguments,
+    when given, must be of those types (the graph was specialized to them), and
+    `params`/`buffers` have no place (the program's state_dict holds them)."""
+    if params is not None or buffers is not None:
+        raise TraceError("an ExportedProgram carries its own parameters and buffers; "
+                         "call without params=/buffers=")
+    if not args and not kwargs:
+        return
+    given = [a for a in torch.utils._pytree.tree_leaves((to_torch(args), to_torch(kwargs)))
+             if isinstance(a, torch.Tensor)]
+    users = set(ep.graph_signature.user_inputs)
+    wanted = [(n.name, n.meta["val"]) for n in ep.graph.nodes
+              if n.op == "placeholder" and n.name in users
+              and isinstance(n.meta.get("val"), torch.Tensor)]
+    if len(given) != len(wanted):
+        raise TraceError(f"the ExportedProgram takes {len(wanted)} tensor inputs, got "
+                         f"{len(given)} tensor arguments")
+    for i, (arg, (name, val)) in enumerate(zip(given, wanted)):
+        if arg.dtype != val.dtype or tuple(arg.shape) != tuple(val.shape):
+            raise TraceError(f"argument {i} is {_type_str(arg)}, but the ExportedProgram's "
+                             f"input '{name}' was exported as {_type_str(val)}; export it "
+                             "again with arguments of this type")
+
+
 # ---- capture ----
 
 @contextlib.contextmanager

@@ -243,6 +243,45 @@ def test_source_is_detected_from_the_model_and_the_code():
                                rtol=1e-5)
 
 
+# ---- an ExportedProgram the user made, imported as it is ----
+
+def _decomposed_stack():
+    model = seeded(lambda: nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.GELU()))
+    x = _tensor(3, 4)
+    return model, x, torch.export.export(model, (x,)).run_decompositions()
+
+
+def test_exported_program_is_imported_as_it_is():
+    model, x, ep = _decomposed_stack()
+    module = ivy_ir.trace(ep, (x,))
+    ops = set(re.findall(r"ivy\.(\w+)", str(module)))
+    # core ATen's addmm, not the linear a re-export would give
+    assert "linear" not in ops and {"matmul", "add", "layer_norm", "gelu"} <= ops, ops
+    assert str(ivy_ir.trace(ep)) == str(module)  # without args: the program's own types
+    with torch.no_grad():
+        want = model(x).numpy()
+    for target in ("numpy", "torch"):
+        compiled = ivy_ir.compile(ep, target=target, args=(_numpy(x),))
+        assert "ivy.linear" in compiled.ir  # the pipeline recomposed it
+        np.testing.assert_allclose(_numpy(compiled(_numpy(x))), want, rtol=1e-5, atol=1e-6)
+
+
+def test_exported_program_refuses_other_arguments():
+    _, x, ep = _decomposed_stack()
+    other = _tensor(5, 4)
+    wrong = r"argument 0 is float32\[5, 4\], but the ExportedProgram's input 'input' " \
+        r"was exported as float32\[3, 4\]; export it again"
+    with pytest.raises(ivy_ir.TraceError, match=wrong):
+        ivy_ir.trace(ep, (other,))
+    compiled = ivy_ir.compile(ep, target="numpy", args=(x,))
+    with pytest.raises(ivy_ir.TraceError, match=wrong):
+        compiled(_numpy(other))
+    with pytest.raises(ivy_ir.TraceError, match="takes 1 tensor inputs, got 2 tensor"):
+        ivy_ir.trace(ep, (x, x))
+    with pytest.raises(ivy_ir.TraceError, match="carries its own parameters and buffers"):
+        ivy_ir.trace(ep, (x,), params={"w": np.ones(3, np.float32)})
+
+
 def _located(x):
     y = torch.relu(x)
     return y * 2

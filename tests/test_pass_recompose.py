@@ -359,3 +359,35 @@ def test_long_arithmetic_chain_is_left_alone():
 
     after = check(chain, (X, RNG.uniform(0.2, 0.5, X.shape).astype(F32)), None)
     assert set(_ops(after)) == {"multiply", "add"}
+
+
+# ---- torch's core-ATen decomposition of its own sdpa (`_safe_softmax`, bmm on heads) ----
+
+def _sdpa_core_aten(*args, **kw):
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+
+    class Attention(torch.nn.Module):
+        def forward(self, *xs):
+            return F.scaled_dot_product_attention(*xs, **kw)
+
+    return torch.export.export(Attention(), args).run_decompositions()
+
+
+def test_torch_core_aten_attention():
+    torch = pytest.importorskip("torch")
+
+    q, k, v = (torch.from_numpy(_arr(2, 3, 5, 8)) for _ in range(3))
+    ep = _sdpa_core_aten(q, k, v, scale=0.3)
+    after = check(ep, (q, k, v), "scaled_dot_product_attention", passes="default")
+    assert _ops(after) == ["scaled_dot_product_attention"]
+    # with a mask a row may be masked out entirely: torch's guard makes it 0, the op NaN,
+    # so the guarded form stays (and computes what it did)
+    mask = torch.as_tensor(RNG.random((5, 5)) > 0.4)
+    mask[2] = False
+    ep = _sdpa_core_aten(q, k, v, mask)
+    with np.errstate(invalid="ignore"):  # the masked-out row's softmax, before the guard
+        after = check(ep, (q, k, v, mask), "scaled_dot_product_attention", count=0,
+                      passes="default")
+        out = _run(after, (q, k, v, mask), None)[0]
+    assert (out[:, :, 2] == 0).all() and np.isfinite(out).all()

@@ -24,10 +24,13 @@ The replacement must infer exactly the root's result type or it is dropped. New 
 the location of the op they replace.
 
 Value changes: a recomposed op may round differently from the primitives it replaces,
-and the fused op is the numerically careful one: softmax/log_softmax without max
-subtraction become the stable op (finite where the spelled-out form overflowed to inf
-or NaN); everything else is equal up to float rounding. Integer results are never
-touched (all rules are float-only).
+and softmax/log_softmax without max subtraction become the stable op (finite where the
+spelled-out form overflowed to inf or NaN). One change goes the other way: torch's
+guarded softmax (`_safe_softmax`) in an unmasked attention becomes the op, whose NumPy,
+JAX and TF lowerings give NaN instead of 0 on a row of scores that is -inf throughout
+(only infinite inputs or overflowing scores make one; the torch target calls torch's
+kernel, which gives 0). Everything else is equal up to float rounding. Integer results
+are never touched (all rules are float-only).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from ..dialect import OP_CLASSES, IvyOp
 from ..dialect.attrs import AttrError
 from ..dialect.infer import InferError
 from .recompose_activations import (
+    batched_linear,
     gelu,
     linear_bias,
     linear_weight,
@@ -58,18 +62,27 @@ from .recompose_activations import (
 from .recompose_attention import attention
 from .recompose_match import Fused, NoMatch, Prep, is_float
 from .recompose_norm import fold_batch_norm, norm, norm_affine
-from .recompose_normalize import einsum_matmul, keepdims, mean, neutral, same_type_cast
+from .recompose_normalize import (
+    batched_matmul,
+    einsum_matmul,
+    keepdims,
+    matmul_broadcast,
+    mean,
+    neutral,
+    same_type_cast,
+)
 
 Rule = Callable[[IvyOp], Fused]
 
 NORMALIZE: dict[str, tuple[Rule, ...]] = {
     "expand_dims": (keepdims,),     # expand_dims(sum(x, A), A) -> sum(x, A, keepdims)
-    "reshape": (keepdims,),
+    "reshape": (keepdims, batched_matmul),  # reshape(bmm(a', b'), B+[m,n]) -> matmul(a, b)
     "divide": (mean, neutral),      # sum(x, A) / n -> mean(x, A);  a / 1 -> a
     "multiply": (mean, neutral),
     "maximum": (neutral,),          # maximum(a, -inf) -> a
     "minimum": (neutral,),
     "einsum": (einsum_matmul,),     # einsum('...ij,...kj->...ik') -> matmul(a, b^T)
+    "matmul": (matmul_broadcast,),  # matmul(a, broadcast_to(b)) -> matmul(a, b)
     "astype": (same_type_cast,),    # astype(a, dtype of a) -> a
 }
 """Exact rewrites run to a fixpoint before `RULES`, so rules see one spelling of
@@ -83,6 +96,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     "add": (linear_bias, sigmoid, log_softmax, norm, norm_affine),
     "subtract": (log_softmax, norm),
     "matmul": (attention, linear_weight),
+    "reshape": (batched_linear,),   # reshape(linear(reshape(x)), B+[o]) -> linear(x)
 }
 """Formulas by the op that ends them (see each rule's docstring for its algebra)."""
 

@@ -246,3 +246,20 @@ def linear_bias(root: IvyOp) -> Fused:
         weight = w if mm.SPEC.name == "linear" else _weight(w, ops)
         return Fused("linear", [x, weight, reshaped(b, (out,))], {}, set(ops))
     raise NoMatch
+
+
+def batched_linear(root: IvyOp) -> Fused:
+    """reshape(linear(reshape(x, [n, k]), w, b), B + [o]) -> linear(x, w, b), x of shape
+    B + [k] with prod B = n: a linear layer maps the last axis row by row, so flattening
+    the leading axes around it changes nothing (torch's core ATen runs a 3-D linear as
+    an addmm on a 2-D view; `linear_bias` makes that a linear first). Fires only when x
+    exists already (a new reshape would save nothing)."""
+    lin = expect(root.operand_groups()[0], "linear")
+    x2, w, b = lin.operand_groups()
+    out = spec(root.results[0]).shape
+    require(spec(x2).rank == 2 and len(out) > 2 and None not in out)
+    (n, k), o = spec(x2).shape, spec(lin.results[0]).shape[-1]
+    require(out[-1] == o and math.prod(out[:-1]) == n)
+    x = reshaped(x2, tuple(out[:-1]) + (k,))
+    require(not isinstance(x, Prep))
+    return Fused("linear", [x, w, b], {}, {lin})

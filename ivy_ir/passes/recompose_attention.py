@@ -13,6 +13,11 @@ its last two axes swapped back. A mask layer is one of
 at most one general mask and one causal mask. A `where` that fills a finite value
 (-1e9) is not a boolean mask of the op (a fully masked row would average instead of
 giving NaN), so it does not match.
+
+torch's core-ATen decomposition of its own sdpa guards the softmax (`_safe_softmax`):
+`where(all(s == -inf, axis=-1), 0, softmax(s))`. The guard matches only without a
+general mask, where a row is -inf throughout only if the scores overflowed or the
+inputs hold infinities (the op then gives NaN on that row where torch gave 0).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from .recompose_match import (
     Prep,
     close,
     expect,
+    norm_axes,
     producer,
     require,
     scalar,
@@ -73,8 +79,19 @@ def _is_causal(keep: SSAValue, inverted: bool, scores: SSAValue) -> bool:
         spec(keep).shape[-2:] == spec(scores).shape[-2:]
 
 
+def _scaled(v: SSAValue, ops: list) -> tuple[SSAValue, float]:
+    """v = c * x -> (x, c), else (v, 1); the peeled ops join `ops`."""
+    ex = Expansion()
+    poly = ex(v)
+    if len(poly) == 1 and len(mono := next(iter(poly))) == 1 and mono[0][1] == 1:
+        ops += ex.ops
+        return mono[0][0], poly[mono]
+    return v, 1.0
+
+
 def _qk(s: SSAValue, dt: str) -> _Scores:
-    """s = c * (q @ k^T) -> (q, k, c); a scalar factor on q joins c."""
+    """s = c * (q @ k^T) -> (q, k, c); scalar factors on q and on k^T join c (torch's
+    decomposition scales both by sqrt(c))."""
     ex = Expansion()
     poly = ex(s, force=True)
     require(len(poly) == 1)
@@ -83,12 +100,9 @@ def _qk(s: SSAValue, dt: str) -> _Scores:
     mm = expect(mono[0][0], "matmul", "linear")
     ops = [*ex.ops, mm]
     q, kt, *bias = mm.operand_groups()
-    qx = Expansion()
-    qpoly = qx(q)
-    if len(qpoly) == 1 and len(k := next(iter(qpoly))) == 1 and k[0][1] == 1:
-        coef *= qpoly[k]
-        q = k[0][0]
-        ops += qx.ops
+    q, c = _scaled(q, ops)
+    kt, ck = _scaled(kt, ops)
+    coef *= c * ck
     if mm.SPEC.name == "linear":  # linear(q, k) = q @ k^T (2-D q and k)
         require(not bias or bias[0] is None)
         return _Scores(q, kt, coef, ops)
@@ -139,15 +153,57 @@ def _scores(s: SSAValue, dt: str, depth: int = 2) -> _Scores:
     raise NoMatch
 
 
+def _neg_inf_rows(g: SSAValue, s: SSAValue, ops: list) -> None:
+    """g = not(any(not(s == -inf), axis=-1, keepdims)) | all(s == -inf, axis=-1, keepdims):
+    the rows of s that are -inf throughout (ops joined to `ops`), else NoMatch."""
+    rank = spec(s).rank
+    outer = expect(g, "logical_not", "all")
+    ops.append(outer)
+    if outer.SPEC.name == "logical_not":
+        red = expect(outer.operand_groups()[0], "any")
+        inner = expect(red.operand_groups()[0], "logical_not")
+        eq = expect(inner.operand_groups()[0], "equal")
+        ops += [red, inner]
+    else:
+        red = outer
+        eq = expect(red.operand_groups()[0], "equal")
+    attrs = red.attr_values()
+    require(attrs["keepdims"] and norm_axes(attrs["axis"], rank) == (rank - 1,))
+    a, b = eq.operand_groups()
+    require((a is s and scalar(b) == -math.inf) or (b is s and scalar(a) == -math.inf))
+    ops.append(eq)
+
+
+def _probabilities(p: SSAValue, ops: list) -> tuple[IvyOp, bool]:
+    """p = softmax(s) | where(rows of s all -inf, 0, softmax(s)) -> (the softmax, guarded).
+    The guard is torch's `_safe_softmax` (its sdpa gives 0, not NaN, on such rows)."""
+    sm = producer(p, "softmax")
+    if sm is not None:
+        return sm, False
+    w = expect(p, "where")
+    g, zero, probs = w.operand_groups()
+    sm = expect(probs, "softmax")
+    require(scalar(zero) == 0.0 and spec(p).shape == spec(probs).shape)
+    _neg_inf_rows(g, sm.operand_groups()[0], ops)
+    ops.append(w)  # the zeros go with it once unused (they may be shared, like a constant)
+    return sm, True
+
+
 def attention(root: IvyOp) -> Fused:
-    """softmax(mask(q @ k^T * c), axis=-1) @ v -> scaled_dot_product_attention(q, k, v)"""
+    """softmax(mask(q @ k^T * c), axis=-1) @ v -> scaled_dot_product_attention(q, k, v)
+    (the softmax may be torch's guarded `_safe_softmax` when no mask can empty a row)"""
     p, v = root.operand_groups()
-    sm = expect(p, "softmax")
+    guard: list = []
+    sm, guarded = _probabilities(p, guard)
     s = sm.operand_groups()[0]
     rank = spec(s).rank
     require(rank >= 2 and sm.attr_values()["axis"] % rank == rank - 1)
     dt = spec(s).dtype
     sc = _scores(s, dt)
+    # the guard zeroes rows that are -inf throughout, where the op's softmax gives NaN:
+    # without a general mask (a causal one keeps the diagonal) no row is, unless the
+    # scores themselves are infinite
+    require(not guarded or sc.mask is None)
     attrs: dict = {}
     if sc.causal:
         attrs["causal"] = True
@@ -155,4 +211,4 @@ def attention(root: IvyOp) -> Fused:
     if d is None or not close(sc.coef, 1 / math.sqrt(d), dt):
         attrs["scale"] = shortest(sc.coef, dt)
     return Fused("scaled_dot_product_attention", [sc.q, sc.k, v, sc.mask], attrs,
-                 {sm, *sc.ops})
+                 {sm, *sc.ops, *guard})

@@ -2,7 +2,9 @@
 things into the one spelling the formula rules expect.
 
 JAX traces `jnp.mean(x, -1, keepdims=True)` as `sum` + `expand_dims` + divide by n,
-`jax.nn.softmax`'s max as `maximum(max(x), -inf)`, and attention scores as `einsum`.
+`jax.nn.softmax`'s max as `maximum(max(x), -inf)`, and attention scores as `einsum`;
+torch's core-ATen decompositions run a 4-D matmul as a `bmm` on flattened batch dims
+and `x @ W` as a `bmm` against an expanded W.
 Rather than teaching every rule every spelling, these rows rewrite them first (each is
 sound on its own, so it is kept even when no larger formula follows).
 """
@@ -21,6 +23,7 @@ from .recompose_match import (
     norm_axes,
     producer,
     require,
+    reshaped,
     scalar,
     spec,
 )
@@ -118,3 +121,38 @@ def einsum_matmul(root: IvyOp) -> Fused:
     rank = spec(b).rank
     swap = [*range(rank - 2), rank - 1, rank - 2]
     return Fused("matmul", [a, Prep("permute_dims", [b], {"axes": swap})], {}, set())
+
+
+def matmul_broadcast(root: IvyOp) -> Fused:
+    """matmul(a, broadcast_to(b, B + [k, n])) -> matmul(a, b)   (likewise for a): matmul
+    broadcasts batch dims itself, so an explicit broadcast of them changes nothing.
+    torch's bmm decomposition of `x @ W` spells one (the driver checks the type stays)."""
+    operands = list(root.operand_groups())
+    changed = False
+    for i, v in enumerate(operands):
+        op = producer(v, "broadcast_to")
+        if op is None:
+            continue
+        src = op.operand_groups()[0]
+        if spec(src).rank >= 2 and spec(src).shape[-2:] == spec(v).shape[-2:]:
+            operands[i], changed = src, True
+    require(changed)
+    return Fused("matmul", operands, {}, set())
+
+
+def batched_matmul(root: IvyOp) -> Fused:
+    """reshape(matmul(a', b'), B + [m, n]) -> matmul(a, b)  with a' = a as (prod B, m, k),
+    b' = b as (prod B, k, n): a batched product run on flattened batch dims (torch's
+    `bmm` decomposition of a 4-D matmul) is the product on the unflattened ones, row
+    for row. `a` and `b` are the earlier values of those shapes (or new reshapes); at
+    least one must exist already, or nothing is saved."""
+    mm = expect(root.operand_groups()[0], "matmul")
+    a3, b3 = mm.operand_groups()
+    out = spec(root.results[0]).shape
+    require(spec(a3).rank == spec(b3).rank == 3 and len(out) > 3 and None not in out)
+    (g, m, k), (g2, k2, n) = spec(a3).shape, spec(b3).shape
+    batch = tuple(out[:-2])
+    require(g == g2 == math.prod(batch) and k == k2 and out[-2:] == (m, n))
+    a, b = reshaped(a3, batch + (m, k)), reshaped(b3, batch + (k, n))
+    require(not (isinstance(a, Prep) and isinstance(b, Prep)))
+    return Fused("matmul", [a, b], {}, {mm})
