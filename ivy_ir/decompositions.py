@@ -171,7 +171,13 @@ def scaled_dot_product_attention(q, k, v, mask, causal, scale):
     if causal:
         keep = F.tril(F.ones_like(scores, dtype="bool"))
         scores = F.where(keep, scores, -math.inf)
-    if mask is not None:  # (a float mask of another dtype adds in q's dtype)
-        scores = F.where(mask, scores, -math.inf) if mask.dtype == "bool" \
-            else F.add(scores, F.astype(mask, dtype=q.dtype))
-    return F.matmul(F.softmax(scores, axis=-1), v)
+    if mask is None:
+        return F.matmul(F.softmax(scores, axis=-1), v)
+    # (a float mask of another dtype adds in q's dtype)
+    scores = F.where(mask, scores, -math.inf) if mask.dtype == "bool" \
+        else F.add(scores, F.astype(mask, dtype=q.dtype))
+    # a row whose keys are all masked out attends to nothing: zeros, not NaN (also in
+    # the gradient: its softmax runs on zeros instead of -inf)
+    empty = F.all(F.equal(scores, -math.inf), axis=[-1], keepdims=True)
+    probs = F.softmax(F.where(empty, 0.0, scores), axis=-1)
+    return F.matmul(F.where(empty, 0.0, probs), v)

@@ -161,7 +161,13 @@ def attention(q, k, v, mask, causal, scale):
     if causal:
         keep = tf.linalg.band_part(tf.ones(scores.shape[-2:], tf.bool), -1, 0)
         scores = tf.where(keep, scores, blocked)
-    if mask is not None:
-        scores = tf.where(mask, scores, blocked) if mask.dtype == tf.bool else \
-            scores + tf.cast(mask, q.dtype)
-    return tf.linalg.matmul(tf.nn.softmax(scores, axis=-1), v)
+    if mask is None:
+        return tf.linalg.matmul(tf.nn.softmax(scores, axis=-1), v)
+    scores = tf.where(mask, scores, blocked) if mask.dtype == tf.bool else \
+        scores + tf.cast(mask, q.dtype)
+    # a row whose keys are all masked out attends to nothing: zeros, not NaN
+    # (also in the gradient: the softmax of such a row runs on zeros instead of -inf)
+    empty = tf.reduce_all(scores == blocked, axis=-1, keepdims=True)
+    zero = tf.zeros((), q.dtype)
+    probs = tf.nn.softmax(tf.where(empty, zero, scores), axis=-1)
+    return tf.linalg.matmul(tf.where(empty, zero, probs), v)

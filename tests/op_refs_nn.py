@@ -383,8 +383,6 @@ def _sdpa(d):
         full = np.broadcast_shapes(bq, bk, bv) + (L, S)
         ms = tuple(pick(d, [1, n]) for n in full)[integer(d, 0, len(full) - 1):]
         mask = arr(d, "bool" if kind == "bool" else dt, ms, -2, 2)
-        if kind == "bool":
-            mask[..., 0] = True  # no fully masked row (its softmax is undefined)
     return [q, k, v, mask], {"causal": boolean(d), "scale": pick(d, [None, 0.5])}
 
 
@@ -400,8 +398,10 @@ def _sdpa_ref(q, k, v, mask, causal, scale):
     elif mask is not None:
         s = s + f64(mask)
     s = np.where(keep, s, -np.inf)
+    empty = np.isneginf(s).all(-1, keepdims=True)  # every key masked out: zeros
+    s = np.where(empty, 0.0, s)
     p = np.exp(s - s.max(-1, keepdims=True))
-    return like((p / p.sum(-1, keepdims=True)) @ f64(v), q)
+    return like(np.where(empty, 0.0, p / p.sum(-1, keepdims=True)) @ f64(v), q)
 
 
 case("scaled_dot_product_attention", _sdpa, _sdpa_ref, tol=NORM_TOL)

@@ -214,3 +214,34 @@ def test_tensorflow_params_with_numeric_path_parts():
                        args=(x,), params=p)
     np.testing.assert_array_equal(c(x).numpy(), np.full((2, 3), 6, np.float32))
     assert list(c.params) == ["layers.0.w"]
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tensorflow"])
+def test_attention_rows_with_every_key_masked_give_zeros_and_finite_gradients(target):
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 3, 4)) for _ in range(3))
+    mask = np.ones((3, 3), bool)
+    mask[1] = False
+    c = ivy_ir.compile(lambda q, k, v, m: ivy.scaled_dot_product_attention(q, k, v, m),
+                       target=target, args=(q, k, v, mask))
+    out = c(q, k, v, mask)
+    out = np.asarray(out.detach() if hasattr(out, "detach") else out)
+    assert (out[:, 1] == 0).all() and np.isfinite(out).all()
+    if target == "jax":
+        import jax
+        grad = jax.grad(lambda q: c(q, k, v, mask).sum())(q)
+    elif target == "torch":
+        import torch
+        qt = torch.tensor(q, requires_grad=True)
+        c(qt, torch.tensor(k), torch.tensor(v), torch.tensor(mask)).sum().backward()
+        grad = qt.grad
+    elif target == "tensorflow":
+        import tensorflow as tf
+        qt = tf.Variable(q)
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(c(qt, k, v, mask))
+        grad = tape.gradient(y, qt)
+    else:
+        return
+    grad = np.asarray(grad)
+    assert np.isfinite(grad).all() and (grad[:, 1] == 0).all()

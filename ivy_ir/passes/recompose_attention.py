@@ -14,10 +14,10 @@ at most one general mask and one causal mask. A `where` that fills a finite valu
 (-1e9) is not a boolean mask of the op (a fully masked row would average instead of
 giving NaN), so it does not match.
 
-torch's core-ATen decomposition of its own sdpa guards the softmax (`_safe_softmax`):
-`where(all(s == -inf, axis=-1), 0, softmax(s))`. The guard matches only without a
-general mask, where a row is -inf throughout only if the scores overflowed or the
-inputs hold infinities (the op then gives NaN on that row where torch gave 0).
+The op gives zeros on a query row whose keys are all masked out. A guarded softmax
+(`where(all(s == -inf, axis=-1), 0, softmax(s))`, torch's `_safe_softmax` and our own
+decomposition) matches that exactly; an unguarded one with a general mask gives NaN on
+such rows, so recomposing it changes only rows that were NaN (to zeros).
 """
 
 from __future__ import annotations
@@ -174,36 +174,39 @@ def _neg_inf_rows(g: SSAValue, s: SSAValue, ops: list) -> None:
     ops.append(eq)
 
 
-def _probabilities(p: SSAValue, ops: list) -> tuple[IvyOp, bool]:
-    """p = softmax(s) | where(rows of s all -inf, 0, softmax(s)) -> (the softmax, guarded).
-    The guard is torch's `_safe_softmax` (its sdpa gives 0, not NaN, on such rows)."""
+def _probabilities(p: SSAValue, ops: list) -> tuple[IvyOp, SSAValue]:
+    """p = softmax(s) | where(g, 0, softmax(s)) | where(g, 0, softmax(where(g, 0, s))),
+    g the rows of s that are -inf throughout -> (the softmax, s). The guard is torch's
+    `_safe_softmax` and our decomposition's (zeros on such rows); the inner `where`
+    keeps NaN out of the softmax's gradient."""
     sm = producer(p, "softmax")
     if sm is not None:
-        return sm, False
+        return sm, sm.operand_groups()[0]
     w = expect(p, "where")
     g, zero, probs = w.operand_groups()
     sm = expect(probs, "softmax")
     require(scalar(zero) == 0.0 and spec(p).shape == spec(probs).shape)
-    _neg_inf_rows(g, sm.operand_groups()[0], ops)
+    s = sm.operand_groups()[0]
+    inner = producer(s, "where")
+    if inner is not None and inner.operand_groups()[0] is g:
+        _, zero, s = inner.operand_groups()
+        require(scalar(zero) == 0.0)
+        ops.append(inner)
+    _neg_inf_rows(g, s, ops)
     ops.append(w)  # the zeros go with it once unused (they may be shared, like a constant)
-    return sm, True
+    return sm, s
 
 
 def attention(root: IvyOp) -> Fused:
     """softmax(mask(q @ k^T * c), axis=-1) @ v -> scaled_dot_product_attention(q, k, v)
-    (the softmax may be torch's guarded `_safe_softmax` when no mask can empty a row)"""
+    (the softmax may be guarded against rows with every key masked out)"""
     p, v = root.operand_groups()
     guard: list = []
-    sm, guarded = _probabilities(p, guard)
-    s = sm.operand_groups()[0]
+    sm, s = _probabilities(p, guard)
     rank = spec(s).rank
     require(rank >= 2 and sm.attr_values()["axis"] % rank == rank - 1)
     dt = spec(s).dtype
     sc = _scores(s, dt)
-    # the guard zeroes rows that are -inf throughout, where the op's softmax gives NaN:
-    # without a general mask (a causal one keeps the diagonal) no row is, unless the
-    # scores themselves are infinite
-    require(not guarded or sc.mask is None)
     attrs: dict = {}
     if sc.causal:
         attrs["causal"] = True
