@@ -56,8 +56,8 @@ func.func @sdpa_guard_all_causal(%q: tensor<6x8xf32>, %k: tensor<6x8xf32>, %v: t
 // CHECK-NEXT:    %y = ivy.scaled_dot_product_attention %q, %k, %v {causal = true, scale = 0.5}
 // CHECK-NEXT:    func.return %y
 
-// negative: with a boolean mask a row can be masked out entirely, where the guard
-// gives 0 and the op NaN; the guarded softmax stays
+// with a boolean mask a row can be masked out entirely: the guard gives 0 there, as
+// the op does, so the guarded softmax recomposes
 func.func @sdpa_guard_masked(%q: tensor<6x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8xf32>, %mask: tensor<6x6xi1>) -> tensor<6x8xf32> {
   %kt = ivy.permute_dims %k {axes = [1, 0]} : (tensor<6x8xf32>) -> tensor<8x6xf32>
   %s = ivy.matmul %q, %kt : (tensor<6x8xf32>, tensor<8x6xf32>) -> tensor<6x6xf32>
@@ -72,9 +72,8 @@ func.func @sdpa_guard_masked(%q: tensor<6x8xf32>, %k: tensor<6x8xf32>, %v: tenso
   func.return %y : tensor<6x8xf32>
 }
 // CHECK-LABEL: func.func @sdpa_guard_masked
-// CHECK-NOT:     scaled_dot_product_attention
-// CHECK:         %safe = ivy.where %dead, %zero, %p
-// CHECK:         %y = ivy.matmul %safe, %v
+// CHECK-NEXT:    %y = ivy.scaled_dot_product_attention %q, %k, %v, mask = %mask {scale = 1.0}
+// CHECK-NEXT:    func.return %y
 
 // negative: a guard over another axis than the softmax's is not `_safe_softmax`
 func.func @sdpa_guard_wrong_axis(%q: tensor<6x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8xf32>) -> tensor<6x8xf32> {
@@ -204,3 +203,23 @@ func.func @linear_regrouped(%x: tensor<4x8x16xf32>, %w: tensor<32x16xf32>) -> te
 // CHECK-NEXT:    %x2 = ivy.reshape %x
 // CHECK-NEXT:    %l = ivy.linear %x2, %w
 // CHECK-NEXT:    %y = ivy.reshape %l
+
+// our own decomposition also zeroes the scores of such rows before the softmax, so its
+// gradient stays finite: that inner `where` belongs to the guard too
+func.func @sdpa_guard_safe_scores(%q: tensor<6x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8xf32>, %mask: tensor<6x6xi1>) -> tensor<6x8xf32> {
+  %kt = ivy.permute_dims %k {axes = [1, 0]} : (tensor<6x8xf32>) -> tensor<8x6xf32>
+  %s = ivy.matmul %q, %kt : (tensor<6x8xf32>, tensor<8x6xf32>) -> tensor<6x6xf32>
+  %ninf = ivy.constant {value = dense<0xff800000> : tensor<f32>} : () -> tensor<f32>
+  %m = ivy.where %mask, %s, %ninf : (tensor<6x6xi1>, tensor<6x6xf32>, tensor<f32>) -> tensor<6x6xf32>
+  %eq = ivy.equal %m, %ninf : (tensor<6x6xf32>, tensor<f32>) -> tensor<6x6xi1>
+  %dead = ivy.all %eq {axis = [1], keepdims = true} : (tensor<6x6xi1>) -> tensor<6x1xi1>
+  %zero = ivy.constant {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %z = ivy.where %dead, %zero, %m : (tensor<6x1xi1>, tensor<f32>, tensor<6x6xf32>) -> tensor<6x6xf32>
+  %p = ivy.softmax %z : (tensor<6x6xf32>) -> tensor<6x6xf32>
+  %safe = ivy.where %dead, %zero, %p : (tensor<6x1xi1>, tensor<f32>, tensor<6x6xf32>) -> tensor<6x6xf32>
+  %y = ivy.matmul %safe, %v : (tensor<6x6xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
+  func.return %y : tensor<6x8xf32>
+}
+// CHECK-LABEL: func.func @sdpa_guard_safe_scores
+// CHECK-NEXT:    %y = ivy.scaled_dot_product_attention %q, %k, %v, mask = %mask {scale = 1.0}
+// CHECK-NEXT:    func.return %y
