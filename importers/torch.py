@@ -28,7 +28,7 @@ from xdsl.ir import SSAValue
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.ops import AttrError
 from ivy_ir.module import Module
-from ivy_ir.tracer import TraceError
+from ivy_ir.tracer import TraceError, short_path
 
 from .common import ImportBuilder, location, location_str, spec_of
 from .torch_capture import (
@@ -39,7 +39,6 @@ from .torch_capture import (
     export,
     input_names,
     quiet,
-    short_path,
     to_torch,
     user_frame,
     user_stacklevel,

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ivy_ir.tracer import TraceError
+from ivy_ir.tracer import TraceError, short_path
 
 TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -202,14 +202,6 @@ def _describe(exc: BaseException, where: str) -> str:
                 "Python number depends on tensor values, which are not known while "
                 f"tracing; use torch.where or tensor ops instead (torch: {first})")
     return f"torch.export failed at {where}: {first}"
-
-
-def short_path(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
 
 
 def user_stacklevel() -> int:

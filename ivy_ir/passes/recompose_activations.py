@@ -41,6 +41,18 @@ def _out(root: IvyOp) -> tuple[SSAValue, str]:
     return y, spec(y).dtype
 
 
+def _product_of_two(root: IvyOp) -> tuple[Expansion, Mono]:
+    """The expansion of `root`'s result when it is one product of two factors (powers
+    allowed) with coefficient 1, as silu `x * sigmoid(x)` and softmax `e / sum(e)` are."""
+    y, dt = _out(root)
+    ex = Expansion()
+    poly = ex(y, force=True)
+    require(len(poly) == 1)
+    (mono, c), = poly.items()
+    require(len(mono) == 2 and close(c, 1.0, dt))
+    return ex, mono
+
+
 def _single(poly: Poly, length: int) -> tuple[Mono, float]:
     """The one monomial of `poly` with `length` atoms."""
     found = [(k, c) for k, c in poly.items() if len(k) == length]
@@ -111,12 +123,8 @@ def sigmoid(root: IvyOp) -> Fused:
 
 def silu(root: IvyOp) -> Fused:
     """x * sigmoid(x)  |  x / (1 + exp(-x))                      -> silu(x)"""
-    y, dt = _out(root)
-    ex = Expansion()
-    poly = ex(y, force=True)
-    require(len(poly) == 1)
-    (mono, c), = poly.items()
-    require(len(mono) == 2 and close(c, 1.0, dt))
+    ex, mono = _product_of_two(root)
+    dt = spec(root.results[0]).dtype
     for (x, p), (s, q) in (mono, mono[::-1]):
         if p != 1:
             continue
@@ -164,12 +172,7 @@ def _axis_attr(axis: int, rank: int) -> dict[str, int]:
 def softmax(root: IvyOp) -> Fused:
     """exp(z) / sum(exp(z), axis=a, keepdims)  with z = x - max(x, a) or z = x
                                                                   -> softmax(x, axis=a)"""
-    y, dt = _out(root)
-    ex = Expansion()
-    poly = ex(y, force=True)
-    require(len(poly) == 1)
-    (mono, c), = poly.items()
-    require(len(mono) == 2 and close(c, 1.0, dt))
+    ex, mono = _product_of_two(root)
     e = next((v for v, p in mono if p == 1), None)
     s = next((v for v, p in mono if p == -1), None)
     require(e is not None and s is not None)
