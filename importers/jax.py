@@ -23,7 +23,7 @@ import numpy as np
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import dtype_name
 from ivy_ir.module import Module
-from ivy_ir.tracer import OWN_DIRS, TraceError, short_path
+from ivy_ir.tracer import OWN_DIRS, TraceError, is_array, short_path
 
 from .common import ImportBuilder
 from .jax_walk import JaxprWalker
@@ -47,7 +47,7 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
     leaves = jax.tree_util.tree_flatten_with_path(tree)[0] if takes_tree else []
     trainable = _trainable_names(fn, params, buffers)
     names = [_path_name(path) for path, _ in leaves]
-    arrays = [i for i, a in enumerate(args) if _is_array(a)]
+    arrays = [i for i, a in enumerate(args) if is_array(a)]
     specs = [_input_spec(args[i]) for i in arrays]
 
     def staged(param_leaves: list[Any], *array_args: Any) -> Any:
@@ -141,12 +141,6 @@ def _path_name(path: tuple[Any, ...]) -> str:
         else:
             parts.append(str(key))
     return ".".join(parts)
-
-
-def _is_array(v: Any) -> bool:
-    if isinstance(v, (bool, int, float, complex, str)) or v is None:
-        return False
-    return isinstance(v, (np.ndarray, np.generic, jax.Array)) or hasattr(v, "__array__")
 
 
 def _dtype(v: Any) -> np.dtype:

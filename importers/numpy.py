@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.api import _input_names, _is_array
+from ivy_ir.api import input_names
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.module import Module
+from ivy_ir.tracer import is_array
 
 from . import numpy_methods  # noqa: F401  (operators and methods of NpArray)
 from .common import ImportBuilder, dtype_of
@@ -80,8 +81,8 @@ def import_program(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[s
     """Trace the NumPy function `fn` on `args` into an ivy module."""
     kwargs = kwargs or {}
     takes_tree = params is not None or buffers is not None
-    arrays = [_as_numpy(a) for a in args if _is_array(a)]
-    names = _input_names(fn, args, takes_tree)
+    arrays = [_as_numpy(a) for a in args if is_array(a)]
+    names = input_names(fn, args, takes_tree)
     specs = []
     for arr, arg_name in zip(arrays, names):
         try:
@@ -92,7 +93,7 @@ def import_program(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[s
     builder = ImportBuilder("numpy", specs, names)
     session = Session(builder)
     inputs = iter(builder.inputs)
-    call_args: list[Any] = [NpArray(session, next(inputs)) if _is_array(a) else a for a in args]
+    call_args: list[Any] = [NpArray(session, next(inputs)) if is_array(a) else a for a in args]
     if takes_tree:
         tree, trainable = _merge(params, buffers)
         leaves = {path: NpArray(session, builder.param(path, _as_numpy(v), path in trainable))

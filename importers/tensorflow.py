@@ -30,7 +30,7 @@ from importers.tensorflow_nn import NN_OPS
 from importers.tensorflow_walk import Handler, Value, VarRef, Walker, tf_dtype
 from ivy_ir.dialect import DTYPES, TensorSpec
 from ivy_ir.module import Module
-from ivy_ir.tracer import OWN_DIRS, TraceError, UnsupportedOpsError, short_path
+from ivy_ir.tracer import OWN_DIRS, TraceError, UnsupportedOpsError, is_array, short_path
 
 TF_TO_IVY: dict[str, Handler] = {**MATH_OPS, **ARRAY_OPS, **NN_OPS}
 """Raw TF op type -> handler emitting registry ops. Ops missing here are reported."""
@@ -64,11 +64,11 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
     the graph. Array arguments (of any framework) become inputs; the rest are static."""
     kwargs = dict(kwargs or {})
     for i, a in enumerate(args):
-        if isinstance(a, (list, tuple, dict)) and any(_is_array(v) for _, v in _flatten(a)):
+        if isinstance(a, (list, tuple, dict)) and any(is_array(v) for _, v in _flatten(a)):
             raise TypeError(f"argument {i} is a {type(a).__name__} holding arrays: pass "
                             "each array as its own argument (for a Keras model with several "
                             "inputs, trace `lambda a, b: model([a, b])`)")
-    arrays = [i for i, a in enumerate(args) if _is_array(a)]
+    arrays = [i for i, a in enumerate(args) if is_array(a)]
     specs = [_spec(args[i]) for i in arrays]
     names = _input_names(fn, args, arrays, params is not None or buffers is not None)
     in_specs = [TensorSpec(tuple(s.shape), _input_dtype(s, n)) for s, n in zip(specs, names)]
@@ -105,13 +105,6 @@ def _input_dtype(spec: tf.TensorSpec, name: str) -> str:
         raise TypeError(f"input '{name}' has dtype {spec.dtype.name}, which the ivy dialect "
                         f"does not support (supported: {', '.join(DTYPES)})")
     return dtype
-
-
-def _is_array(a: Any) -> bool:
-    if isinstance(a, (bool, int, float, complex, str, bytes)) or a is None:
-        return False
-    return isinstance(a, (np.ndarray, np.generic, tf.Tensor, tf.Variable)) \
-        or hasattr(a, "__array__")
 
 
 def _spec(a: Any) -> tf.TensorSpec:

@@ -15,17 +15,12 @@ from .compiled import Compiled
 from .dialect import SPECS, TensorSpec
 from .module import Module
 from .passes import run_pipeline
-from .tracer import Graph, Tracer
+from .tracer import Graph, Tracer, is_array
 
 
 def list_ops() -> list[str]:
     """Sorted names of every op of the ivy dialect."""
     return sorted(SPECS)
-
-
-def _is_array(v: Any) -> bool:
-    return isinstance(v, (np.ndarray, np.generic)) or hasattr(v, "__array__") and not \
-        isinstance(v, (int, float, bool, str))
 
 
 def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
@@ -55,14 +50,14 @@ def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
     return flat[prefix[:-1]]
 
 
-def _input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool) -> list[str]:
+def input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool) -> list[str]:
     """Name IR inputs after the function's parameters, so printed IR reads like the source."""
     try:
         names = list(inspect.signature(fn).parameters)[int(skip_first):]
     except (TypeError, ValueError):
         names = []
     names += [f"arg{i}" for i in range(len(names), len(args))]
-    return [n for n, a in zip(names, args) if _is_array(a)]
+    return [n for n, a in zip(names, args) if is_array(a)]
 
 
 def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
@@ -89,14 +84,14 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     if source != "ivy":
         return importer(source).import_program(fn, args, kwargs, params=params,
                                                buffers=buffers, name=name)
-    in_specs = [TensorSpec.of(np.asarray(a)) for a in args if _is_array(a)]
+    in_specs = [TensorSpec.of(np.asarray(a)) for a in args if is_array(a)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])
     graph = Graph(block)
     takes_tree = params is not None or buffers is not None
-    for arg, hint in zip(block.args, _input_names(fn, args, takes_tree)):
+    for arg, hint in zip(block.args, input_names(fn, args, takes_tree)):
         arg.name_hint = hint
     it = iter(block.args)
-    call_args = [Tracer(next(it), graph) if _is_array(a) else a for a in args]
+    call_args = [Tracer(next(it), graph) if is_array(a) else a for a in args]
     tree = _merge(params or {}, buffers or {})
     trainable = set(_flatten(params or {}))
     param_tracers = {k: Tracer(graph.add_param(k, np.asarray(v), k in trainable), graph)

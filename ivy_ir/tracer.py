@@ -62,6 +62,14 @@ def short_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+def is_array(v: Any) -> bool:
+    """Whether an example argument is an array (an IR input) rather than a static
+    Python value: NumPy arrays and scalars, and any framework's tensors (`__array__`)."""
+    if isinstance(v, (bool, int, float, complex, str, bytes)) or v is None:
+        return False
+    return isinstance(v, (np.ndarray, np.generic)) or hasattr(v, "__array__")
+
+
 def identifier(name: str) -> str:
     """An SSA name hint for a source name such as `layers.0.w` or `dense/kernel`."""
     out = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
