@@ -7,6 +7,7 @@ Every pass is an xDSL `ModulePass`, registered here by its CLI name for both
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,48 +19,21 @@ from ..context import make_context
 from ..module import Module
 
 
-def _decompose() -> type[ModulePass]:
-    from .decompose import DecomposePass
-
-    return DecomposePass
-
-
-def _channels_last() -> type[ModulePass]:
-    from .channels_last import ChannelsLastPass
-
-    return ChannelsLastPass
+def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    """A loader importing the pass only when a pipeline names it (xDSL's convention)."""
+    def load() -> type[ModulePass]:
+        return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+    return load
 
 
-def _recompose() -> type[ModulePass]:
-    from .recompose import RecomposePass
-
-    return RecomposePass
-
-
-def _canonicalize() -> type[ModulePass]:
-    from .canonicalize import CanonicalizePass
-
-    return CanonicalizePass
-
-
-def _strip_wrappers() -> type[ModulePass]:
-    from .strip_wrappers import StripWrappersPass
-
-    return StripWrappersPass
-
-
-def _fuse_elementwise() -> type[ModulePass]:
-    from .fuse_elementwise import FuseElementwisePass
-
-    return FuseElementwisePass
-
-
-IVY_PASSES: dict[str, Callable[[], type[ModulePass]]] = {"decompose": _decompose,
-                                                        "channels-last": _channels_last,
-                                                        "recompose": _recompose,
-                                                        "canonicalize": _canonicalize,
-                                                        "strip-wrappers": _strip_wrappers,
-                                                        "fuse-elementwise": _fuse_elementwise}
+IVY_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "decompose": _lazy("decompose", "DecomposePass"),
+    "channels-last": _lazy("channels_last", "ChannelsLastPass"),
+    "recompose": _lazy("recompose", "RecomposePass"),
+    "canonicalize": _lazy("canonicalize", "CanonicalizePass"),
+    "strip-wrappers": _lazy("strip_wrappers", "StripWrappersPass"),
+    "fuse-elementwise": _lazy("fuse_elementwise", "FuseElementwisePass"),
+}
 """Passes of this project; with xDSL's built-ins (`cse`, `dce`, ...) they make up what a
 pipeline may name. Our `canonicalize` replaces xDSL's: it runs xDSL's patterns and the
 ivy rules in one walk."""
