@@ -118,3 +118,25 @@ def test_cli_import_errors_are_clean(tmp_path, args, message):
     proc = _cli("import", *[a.format(path=path) for a in args])
     assert proc.returncode == 1
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_new_input_shapes_retrace_every_source():
+    """A compiled program called with other shapes re-imports from its source."""
+    import jax.numpy as jnp
+    import tensorflow as tf
+    import torch
+
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 4).eval()
+    programs = {
+        "torch": (lin, lambda x: lin(torch.from_numpy(x)).detach().numpy()),
+        "jax": (lambda x: jnp.tanh(x) * 2, lambda x: np.asarray(jnp.tanh(x) * 2)),
+        "tensorflow": (tf.function(lambda x: tf.nn.relu(x) - 1),
+                       lambda x: (tf.nn.relu(x) - 1).numpy()),
+        "numpy": (_numpy_program, _numpy_program),
+    }
+    rng = np.random.default_rng(0)
+    small, big = rng.standard_normal((2, 3), np.float32), rng.standard_normal((5, 3), np.float32)
+    for source, (fn, native) in programs.items():
+        c = ivy_ir.compile(fn, target="numpy", args=(small,))
+        np.testing.assert_allclose(c(big), native(big), rtol=1e-5, atol=1e-6, err_msg=source)
