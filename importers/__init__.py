@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -102,7 +101,3 @@ def importer(source: str) -> Any:
     if source not in SOURCES or source == "ivy":
         raise ValueError(f"unknown source '{source}'; available: {', '.join(SOURCES)}")
     return importlib.import_module(f"importers.{source}")
-
-
-def loaded(framework: str) -> bool:
-    return framework in sys.modules

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from importers import SOURCES
+
 from .dialect.types import dtype_name, numpy_dtype
 
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]*)\]\s*$")
@@ -109,7 +111,7 @@ def add_parser(sub: Any) -> None:
                    help="an example input, e.g. float32[2,3] (repeat per input)")
     p.add_argument("--params", action="store_true",
                    help="example_args() returns (args, params): call NAME(params, *args)")
-    p.add_argument("--source", choices=["ivy", "numpy", "torch", "jax", "tensorflow"],
+    p.add_argument("--source", choices=SOURCES,
                    help="the program's framework (default: detected)")
     p.add_argument("--passes", default="default", help="pass pipeline (default: default)")
     p.add_argument("--target", help="also lower and print the source for this target")

@@ -14,8 +14,6 @@ import sys
 import traceback
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -24,20 +22,12 @@ from zoo_common import (  # noqa: E402
     SOURCES,
     TARGETS,
     assert_matches,
-    native_args,
-    run_native,
+    import_program,
+    run_target,
     zoo,
 )
 
-import ivy_ir  # noqa: E402
-
 DOC = ROOT / "docs" / "import_matrix.md"
-
-
-def _numpy(x: object) -> np.ndarray:
-    if hasattr(x, "detach"):
-        return x.detach().cpu().numpy()  # type: ignore[attr-defined]
-    return np.asarray(x)
 
 
 def run_matrix() -> tuple[dict[tuple[str, str], tuple[int, int, float]], list[str]]:
@@ -46,9 +36,7 @@ def run_matrix() -> tuple[dict[tuple[str, str], tuple[int, int, float]], list[st
     for source in SOURCES:
         for program in zoo(source):
             try:
-                args, params = native_args(source, program)
-                module = ivy_ir.trace(program.fn, args, program.kwargs, params=params)
-                want = run_native(source, program)
+                module, want = import_program(source, program)
             except Exception as exc:  # noqa: BLE001 - reported in the table
                 for target in TARGETS:
                     _count(cells, source, target, None)
@@ -56,9 +44,7 @@ def run_matrix() -> tuple[dict[tuple[str, str], tuple[int, int, float]], list[st
                 continue
             for target in TARGETS:
                 try:
-                    out = ivy_ir.compile(module, target=target)(*program.args)
-                    got = [_numpy(o) for o in (out if isinstance(out, (tuple, list))
-                                               else [out])]
+                    got = run_target(module, target, program)
                     worst = assert_matches(got, want, program, f"{source}->{target}")
                 except Exception as exc:  # noqa: BLE001 - reported in the table
                     worst = None

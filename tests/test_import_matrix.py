@@ -7,7 +7,14 @@ import functools
 
 import numpy as np
 import pytest
-from zoo_common import SOURCES, TARGETS, assert_matches, native_args, run_native, zoo
+from zoo_common import (
+    SOURCES,
+    TARGETS,
+    assert_matches,
+    import_program,
+    run_target,
+    zoo,
+)
 
 import ivy_ir
 
@@ -16,10 +23,7 @@ CASES = [(src, i, p.name) for src in SOURCES for i, p in enumerate(zoo(src))]
 
 @functools.cache
 def _imported(source: str, index: int) -> tuple[ivy_ir.Module, list[np.ndarray]]:
-    program = zoo(source)[index]
-    args, params = native_args(source, program)
-    module = ivy_ir.trace(program.fn, args, program.kwargs, params=params)
-    return module, run_native(source, program)
+    return import_program(source, zoo(source)[index])
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -27,16 +31,8 @@ def _imported(source: str, index: int) -> tuple[ivy_ir.Module, list[np.ndarray]]
 def test_zoo_program_on_every_target(source, index, name, target):
     program = zoo(source)[index]
     module, want = _imported(source, index)
-    compiled = ivy_ir.compile(module, target=target)
-    out = compiled(*program.args)
-    got = [_numpy(o) for o in (out if isinstance(out, (tuple, list)) else [out])]
+    got = run_target(module, target, program)
     assert_matches(got, want, program, f"{source}->{target} {name}")
-
-
-def _numpy(x):
-    if hasattr(x, "detach"):
-        return x.detach().cpu().numpy()
-    return np.asarray(x)
 
 
 @pytest.mark.parametrize("source", SOURCES)

@@ -83,8 +83,28 @@ def run_native(framework: str, program: ZooProgram) -> list[np.ndarray]:
         out = program.fn(params, *args, **kwargs)
     else:
         out = program.fn(*args, **kwargs)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    return [_to_numpy(o) for o in outs]
+    return _outputs(out)
+
+
+def import_program(framework: str, program: ZooProgram) -> tuple[Any, list[np.ndarray]]:
+    """The program imported with `ivy_ir.trace` from the source's own tensors, and the
+    source's own outputs (the reference)."""
+    import ivy_ir
+
+    args, params = native_args(framework, program)
+    module = ivy_ir.trace(program.fn, args, program.kwargs, params=params)
+    return module, run_native(framework, program)
+
+
+def run_target(module: Any, target: str, program: ZooProgram) -> list[np.ndarray]:
+    """The imported program (an `ivy_ir.Module`) compiled for `target`, on the inputs."""
+    import ivy_ir
+
+    return _outputs(ivy_ir.compile(module, target=target)(*program.args))
+
+
+def _outputs(out: Any) -> list[np.ndarray]:
+    return [_to_numpy(o) for o in (out if isinstance(out, (tuple, list)) else [out])]
 
 
 def zoo(framework: str) -> list[ZooProgram]:
