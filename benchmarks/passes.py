@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # not the site-package
 from ir_speed import build_module
 
 import ivy_ir
-from ivy_ir.module import Module
+from ivy_ir.core.module import Module
 from ivy_ir.passes import PRESETS, run_pipeline
 
 COMPOSITES = ("scaled_dot_product_attention", "layer_norm", "linear", "softmax", "gelu",

@@ -1,18 +1,20 @@
-"""What every importer shares: building the entry function, emitting registry ops with
-source locations, dtype casts, parameters, and the all-at-once unsupported-op report.
+"""What every importer shares: the rule signature and context protocol of its mapping
+tables, the one-to-one name tables, and building the entry function (registry ops with
+source locations, dtype casts, parameters, the all-at-once unsupported-op report).
 
 An importer walks its framework's graph (torch.export FX graph, jaxpr, TF GraphDef,
-recorded NumPy calls) and, per source op, looks up a mapping table entry that emits
-ivy ops through an `ImportBuilder`. Ops without an entry are recorded with
-`builder.unsupported(...)`, which hands back placeholder values of the right type so
-the walk goes on; `finish()` then raises one `UnsupportedOpsError` naming every missing
-op, its count and where the user wrote it.
+recorded NumPy calls) and, per source op, looks up a mapping table entry: a `Rule`
+called as `rule(ctx, *args, **kwargs)` with the source op's own arguments, which emits
+ivy ops through the `ImportContext` it is given. Ops without an entry (or a rule that
+raises `Unmapped`) are recorded with `builder.unsupported(...)`, which hands back
+placeholder values of the right type so the walk goes on; `finish()` then raises one
+`UnsupportedOpsError` naming every missing op, its count and where the user wrote it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func
@@ -27,10 +29,82 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from ivy_ir.dialect import TensorSpec
+from ivy_ir.core.errors import UnsupportedOpsError
+from ivy_ir.core.graph import Graph
+from ivy_ir.core.locations import identifier
+from ivy_ir.core.module import Module
+from ivy_ir.core.rules import PLAIN_ELEMENTWISE
+from ivy_ir.dialect import SPECS, TensorSpec
 from ivy_ir.dialect.types import dtype_name, numpy_dtype
-from ivy_ir.module import Module
-from ivy_ir.tracer import Graph, UnsupportedOpsError, identifier
+
+Rule = Callable[..., Any]
+"""`rule(ctx, *args, **kwargs) -> value | list[value]`: the registry ops for one source op,
+called with an `ImportContext` and the op's arguments as its framework passes them (ATen
+node arguments, a jaxpr equation's inputs and params, a TF op's inputs and attributes,
+a NumPy call's arguments)."""
+
+
+class ImportContext(Protocol):
+    """What a rule may count on from every importer's context (each adds what its
+    framework needs, such as torch's promotion or TF's attribute reader)."""
+
+    def emit(self, op: str, *operands: Any, **attrs: Any) -> Any:
+        """Emit registry op `op` (attributes left out or None take their default); its
+        (first) result."""
+
+    def emit_all(self, op: str, *operands: Any, **attrs: Any) -> list[Any]:
+        """Emit registry op `op`; all its results."""
+
+    def cast(self, value: Any, dtype: str) -> Any:
+        """`value` in `dtype`, with an `astype` only where the dtype differs."""
+
+    def const(self, value: Any, dtype: str) -> Any:
+        """A constant of `dtype` (inline when small, a buffer otherwise)."""
+
+    def spec(self, value: Any) -> TensorSpec:
+        """The type of an operand value."""
+
+    def known(self, value: Any) -> np.ndarray | None:
+        """The value of an operand fixed at import time, or None."""
+
+    @property
+    def out(self) -> TensorSpec:
+        """The source framework's own type for the op's (first) result."""
+
+
+class Unmapped(Exception):
+    """The source op (or this use of it) has no exact registry form: the walker records
+    it in the all-at-once unsupported-op report, with `detail` after the op name."""
+
+    def __init__(self, detail: str = ""):
+        super().__init__(detail)
+        self.detail = detail
+
+
+UNARY_OPS = frozenset(op for op in PLAIN_ELEMENTWISE if len(SPECS[op].operands) == 1)
+BINARY_OPS = PLAIN_ELEMENTWISE - UNARY_OPS
+
+
+def one_to_one(ops: Iterable[str], spell: Callable[[str], str] = str,
+               renamed: Mapping[str, str | None] = {},
+               aliases: Mapping[str, str] = {}) -> dict[str, str]:
+    """Source op name -> registry op, for source ops with one registry op of the same
+    meaning: every op of `ops` under its name in the source's naming convention
+    (`spell`), unless `renamed` gives the source's own name for it (None: the source has
+    no such op, or a rule of its own handles it), plus `aliases`: more source names,
+    each for a registry op. The same registry op sets serve every importer, so an op
+    added to the registry is mapped everywhere its name is spelled the usual way."""
+    table = {renamed.get(op, spell(op)): op for op in sorted(ops)}
+    table.pop(None, None)
+    unknown = sorted(set(aliases.values()) - set(SPECS))
+    if unknown:
+        raise ValueError(f"aliases name non-registry ops: {', '.join(unknown)}")
+    return {**table, **aliases}
+
+
+def camel(op: str) -> str:
+    """TensorFlow's raw-op spelling of a registry name: `logical_not` -> `LogicalNot`."""
+    return "".join(part.capitalize() for part in op.split("_"))
 
 
 def location(file: str | None, line: int | None, col: int = 0) -> Attribute:

@@ -20,10 +20,12 @@ from typing import Any
 import jax
 import numpy as np
 
+from ivy_ir.core.errors import TraceError
+from ivy_ir.core.graph import is_array
+from ivy_ir.core.locations import OWN_DIRS, short_path
+from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import dtype_name
-from ivy_ir.module import Module
-from ivy_ir.tracer import OWN_DIRS, TraceError, is_array, short_path
 
 from .common import ImportBuilder
 from .jax_walk import JaxprWalker

@@ -21,11 +21,13 @@ import numpy as np
 from jax.extend.core import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal
 from xdsl.ir import Attribute, SSAValue
 
+from ivy_ir.core.errors import TraceError
+from ivy_ir.core.graph import INLINE_LIMIT
+from ivy_ir.core.locations import OWN_DIRS, short_path
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.types import dtype_name, numpy_dtype
-from ivy_ir.tracer import INLINE_LIMIT, OWN_DIRS, TraceError, short_path
 
 from .common import ImportBuilder, location, location_str, spec_of
 

@@ -20,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.api import input_names
+from ivy_ir.core.graph import input_names, is_array
+from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec
-from ivy_ir.module import Module
-from ivy_ir.tracer import is_array
 
 from . import numpy_methods  # noqa: F401  (operators and methods of NpArray)
 from .common import ImportBuilder, dtype_of

@@ -28,9 +28,11 @@ from typing import Any, Protocol
 import numpy as np
 from xdsl.ir import Attribute, SSAValue
 
+from ivy_ir.core.errors import TraceError, UnsupportedOpsError
+from ivy_ir.core.graph import INLINE_LIMIT
+from ivy_ir.core.locations import user_location
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import numpy_dtype
-from ivy_ir.tracer import INLINE_LIMIT, TraceError, UnsupportedOpsError, user_location
 
 from .common import ImportBuilder, dtype_of, location_str
 

@@ -28,9 +28,11 @@ from importers.tensorflow_array import ARRAY_OPS
 from importers.tensorflow_math import MATH_OPS
 from importers.tensorflow_nn import NN_OPS
 from importers.tensorflow_walk import Handler, Value, VarRef, Walker, tf_dtype
+from ivy_ir.core.errors import TraceError, UnsupportedOpsError
+from ivy_ir.core.graph import is_array
+from ivy_ir.core.locations import OWN_DIRS, short_path
+from ivy_ir.core.module import Module
 from ivy_ir.dialect import DTYPES, TensorSpec
-from ivy_ir.module import Module
-from ivy_ir.tracer import OWN_DIRS, TraceError, UnsupportedOpsError, is_array, short_path
 
 TF_TO_IVY: dict[str, Handler] = {**MATH_OPS, **ARRAY_OPS, **NN_OPS}
 """Raw TF op type -> handler emitting registry ops. Ops missing here are reported."""

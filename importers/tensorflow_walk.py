@@ -3,8 +3,8 @@
 Each TF op is handled by one entry of `TF_TO_IVY` (raw op type -> handler of an
 `OpCtx`). Tensors whose value is known while importing (`Const`, `Shape` of the static
 input shapes, and ops computed only from those) stay NumPy arrays: the same handler
-runs on them through a folding emitter that executes registry ops eagerly with the
-NumPy lowering, so shape arithmetic (`tf.shape(x)[0] * 2`) never reaches the IR and
+runs on them through a folding emitter that executes registry ops with the
+reference evaluator, so shape arithmetic (`tf.shape(x)[0] * 2`) never reaches the IR and
 static operands (a `Reshape` shape, `Transpose` perm, slice bounds) are readable.
 Arrays become IR constants only where a traced op consumes them.
 """
@@ -19,12 +19,12 @@ import numpy as np
 from xdsl.ir import Attribute, SSAValue
 
 from importers.common import ImportBuilder, spec_of
+from ivy_ir.core.errors import TraceError
+from ivy_ir.core.evaluate import evaluate
 from ivy_ir.dialect import SPECS, TensorSpec
 from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.types import DTYPES, numpy_dtype
-from ivy_ir.eager import run_eager
-from ivy_ir.tracer import TraceError
 
 FOLD_LIMIT = 4096
 """Largest op result (in elements) computed at import time when all its inputs are known;
@@ -54,7 +54,7 @@ class FoldEmitter:
 
     def emit_all(self, op: str, operands: Sequence[Any] = (), **attrs: Any) -> list[Any]:
         spec = SPECS[op]
-        out = run_eager(spec, list(operands), {k: v for k, v in attrs.items() if v is not None})
+        out = evaluate(spec, list(operands), {k: v for k, v in attrs.items() if v is not None})
         outs = list(out) if spec.variadic_results or len(spec.results) > 1 else [out]
         return [np.asarray(o) for o in outs]
 

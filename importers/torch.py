@@ -25,10 +25,11 @@ import torch
 from torch.export.graph_signature import InputKind, OutputKind
 from xdsl.ir import SSAValue
 
+from ivy_ir.core.errors import TraceError
+from ivy_ir.core.locations import short_path
+from ivy_ir.core.module import Module
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.ops import AttrError
-from ivy_ir.module import Module
-from ivy_ir.tracer import TraceError, short_path
 
 from .common import ImportBuilder, location, location_str, spec_of
 from .torch_capture import (

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from ivy_ir.tracer import TraceError, short_path
+from ivy_ir.core.errors import TraceError
+from ivy_ir.core.locations import short_path
 
 TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from lowerings import TARGETS
+
 _stack: list[str] = []
 
 
 def available_backends() -> tuple[str, ...]:
-    from lowerings import TARGETS
-
     return TARGETS
 
 

@@ -6,9 +6,8 @@ lazily when used.
 
 from .api import compile, list_ops, lower, parse, trace
 from .compiled import Compiled
-from .context import IRError
-from .module import Module
-from .tracer import TraceError, UnsupportedOpsError
+from .core.errors import IRError, TraceError, UnsupportedOpsError
+from .core.module import Module
 
 __all__ = ["Compiled", "IRError", "Module", "TraceError", "UnsupportedOpsError", "compile",
            "list_ops", "lower", "parse", "trace"]

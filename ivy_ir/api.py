@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -11,11 +10,16 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.ir import Block, Region
 
+import lowerings
+from importers import detect_source, importer
+
 from .compiled import Compiled
+from .core.context import parse as parse_text
+from .core.graph import Graph, input_names, is_array
+from .core.module import Module
+from .core.tracer import Tracer, value_of
 from .dialect import SPECS, TensorSpec
-from .module import Module
 from .passes import run_pipeline
-from .tracer import Graph, Tracer, is_array
 
 
 def list_ops() -> list[str]:
@@ -50,16 +54,6 @@ def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
     return flat[prefix[:-1]]
 
 
-def input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool) -> list[str]:
-    """Name IR inputs after the function's parameters, so printed IR reads like the source."""
-    try:
-        names = list(inspect.signature(fn).parameters)[int(skip_first):]
-    except (TypeError, ValueError):
-        names = []
-    names += [f"arg{i}" for i in range(len(names), len(args))]
-    return [n for n, a in zip(names, args) if is_array(a)]
-
-
 def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
           params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
           name: str = "main", source: str | None = None) -> Module:
@@ -77,8 +71,6 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     named by its dotted path. `buffers` (e.g. batch-norm statistics) join the same tree
     as non-trainable parameters.
     """
-    from importers import detect_source, importer
-
     kwargs = kwargs or {}
     source = source or detect_source(fn, args, params)
     if source != "ivy":
@@ -100,7 +92,7 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
         call_args.insert(0, _unflatten(param_tracers, tree))
     out = fn(*call_args, **kwargs)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    values = [graph.lift(o) for o in outs]
+    values = [value_of(graph, o) for o in outs]
     block.add_op(func.ReturnOp(*values))
     fn_op = func.FuncOp(name, ([a.type for a in block.args], [v.type for v in values]),
                         Region(block))
@@ -114,9 +106,7 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
 
 def parse(text: str) -> Module:
     """Parse IR text (e.g. `str(module)`) back into a verified module."""
-    from .context import parse as _parse
-
-    return _parse(text)
+    return parse_text(text)
 
 
 def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None = None,
@@ -126,9 +116,7 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
     `options` are the target's own: `torch_compile=True` (torch), `jit_compile=True`
     (TensorFlow XLA).
     """
-    from lowerings import lower as _lower
-
-    return _lower(module, target, params, **options)
+    return Compiled(module, lowerings.lower(module, target, params, **options))
 
 
 def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
@@ -143,10 +131,7 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
     name ("default", "none") or a pipeline string; "" runs no pass at all. Target options
     (see `lower`) pass through.
     """
-    from lowerings import get_runtime
-    from lowerings import lower as _lower
-
-    get_runtime(target).check_options(options)
+    lowerings.get_runtime(target).check_options(options)
     if isinstance(fn, str):
         module = parse(fn)
     elif isinstance(fn, Module):
@@ -160,4 +145,4 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
         def retrace(new_args: tuple[Any, ...]) -> Compiled:
             return compile(fn, target, new_args, kwargs, passes, params, buffers, source,
                            print_ir_after_all=print_ir_after_all, **options)
-    return _lower(optimized, target, params=None, retrace=retrace, **options)
+    return Compiled(optimized, lowerings.lower(optimized, target, **options), retrace)

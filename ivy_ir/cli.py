@@ -8,26 +8,23 @@ import time
 
 import numpy as np
 
-from . import import_cli
-from .context import IRError
-from .tracer import TraceError
+from . import api, import_cli
+from .core.errors import IRError, TraceError
+from .demo import block, example_input, init_params
+from .passes import run_pipeline
 
 
 def _demo(args: argparse.Namespace) -> int:
-    import ivy_ir
-    from ivy_ir.demo import block, example_input, init_params
-    from ivy_ir.passes import run_pipeline
-
     params, x = init_params(), example_input()
     t0 = time.perf_counter()
-    module = ivy_ir.trace(block, (x,), params=params)
+    module = api.trace(block, (x,), params=params)
     t_trace = time.perf_counter() - t0
     print("== traced IR (a pre-norm transformer block written with the ivy facade) ==")
     print(module.to_text(locations=args.locations))
     timings: dict[str, float] = {}
     optimized = run_pipeline(module, "default", timings=timings)
     t0 = time.perf_counter()
-    compiled = ivy_ir.lower(optimized, target="numpy")
+    compiled = api.lower(optimized, target="numpy")
     t_lower = time.perf_counter() - t0
     print("== generated NumPy source ==")
     print(compiled.source)
@@ -48,22 +45,18 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _ops(args: argparse.Namespace) -> int:
-    import ivy_ir
-
-    print("\n".join(ivy_ir.list_ops()))
+    print("\n".join(api.list_ops()))
     return 0
 
 
 def _lower(args: argparse.Namespace) -> int:
-    import ivy_ir
-
     try:
         with open(args.file) as f:
-            module = ivy_ir.parse(f.read())
-    except ivy_ir.IRError as exc:
+            module = api.parse(f.read())
+    except IRError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(ivy_ir.lower(module, target=args.target).source)
+    print(api.lower(module, target=args.target).source)
     return 0
 
 

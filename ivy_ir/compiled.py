@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from lowerings import Lowered
+
+from .core.module import Module
 from .dialect import TensorSpec
-from .module import Module
 
 
 class Compiled:
@@ -27,22 +29,22 @@ class Compiled:
     raises a TypeError naming the argument.
     """
 
-    def __init__(self, ir_module: Module, target: str, source: str, raw: Callable[..., Any],
-                 fn: Callable[..., Any], params: dict[str, Any], runtime: Any,
+    def __init__(self, ir_module: Module, lowered: Lowered,
                  retrace: Callable[[tuple[Any, ...]], Compiled] | None = None):
         self.ir_module = ir_module
-        self.target = target
-        self.source = source
-        self.raw = raw
-        self.apply = fn
-        self.runtime = runtime
+        self.target = lowered.target
+        self.source = lowered.source
+        self.raw = lowered.raw
+        self.apply = lowered.fn
+        self.runtime = lowered.runtime
         self._inputs = ir_module.inputs
         self._retrace = retrace
         self._variants: dict[tuple[Any, ...], Compiled] = {}
+        params = lowered.params
         self._missing = [a.param for a in ir_module.args()
                          if a.param is not None and a.param not in params]
         self.params = params
-        self.module = runtime.module(params, self) if not self._missing else None
+        self.module = self.runtime.module(params, self) if not self._missing else None
 
     @property
     def params(self) -> dict[str, Any]:

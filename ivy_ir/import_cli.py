@@ -21,7 +21,10 @@ import numpy as np
 
 from importers import SOURCES
 
+from . import api
+from .core.errors import UnsupportedOpsError
 from .dialect.types import dtype_name, numpy_dtype
+from .passes import run_pipeline
 
 _SPEC = re.compile(r"^\s*([A-Za-z0-9_]+)\s*\[\s*([0-9,\s]*)\]\s*$")
 
@@ -71,9 +74,6 @@ def load_program(target: str) -> tuple[Any, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import ivy_ir
-    from ivy_ir.passes import run_pipeline
-
     program, example = load_program(args.program)
     params = None
     if args.arg:
@@ -87,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("give example inputs with --arg DTYPE[dims] or define "
                        "example_args() in the file")
     try:
-        module = ivy_ir.trace(program, inputs, params=params, source=args.source)
-    except ivy_ir.UnsupportedOpsError as exc:
+        module = api.trace(program, inputs, params=params, source=args.source)
+    except UnsupportedOpsError as exc:
         if args.list_unsupported:
             print(exc)
             return 1
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     optimized = run_pipeline(module, args.passes)
     if args.target:
-        print(ivy_ir.lower(optimized, target=args.target).source)
+        print(api.lower(optimized, target=args.target).source)
     if args.print_ir or not args.target:
         print(optimized.to_text(locations=args.locations))
     return 0

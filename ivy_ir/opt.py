@@ -16,20 +16,18 @@ import sys
 import time
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from .dialect import Ivy
+from .dialect.attrs import AttrError
+from .dialect.infer import InferError
 from .passes import IVY_PASSES, PRESETS
 
-
-def _ivy_dialect() -> Dialect:
-    # imported lazily: `ivy-opt --help` should not pay for building ~150 op classes
-    from .dialect import Ivy
-
-    return Ivy
+USER_ERRORS = (ParseError, DiagnosticException, AttrError, InferError, OSError)
+"""Exceptions that mean "the input is wrong", not "ivy-opt is broken"."""
 
 
 class PipelineError(ValueError):
@@ -41,7 +39,7 @@ class IvyOptMain(xDSLOptMain):
 
     def register_all_dialects(self) -> None:
         super().register_all_dialects()
-        self.ctx.register_dialect("ivy", _ivy_dialect)
+        self.ctx.register_dialect("ivy", lambda: Ivy)
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
@@ -96,19 +94,11 @@ def expand_presets(spec: str) -> str:
     return ",".join(p for p in (PRESETS.get(item, item) for item in items) if p)
 
 
-def _user_errors() -> tuple[type[Exception], ...]:
-    """Exceptions that mean "the input is wrong", not "ivy-opt is broken"."""
-    from .dialect.attrs import AttrError
-    from .dialect.infer import InferError
-
-    return (ParseError, DiagnosticException, AttrError, InferError, OSError, PipelineError)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run ivy-opt; report user mistakes as `ivy-opt: error: ...` and return 1."""
     try:
         IvyOptMain(description="ivy modular optimizer", args=argv).run()
-    except _user_errors() as exc:
+    except (*USER_ERRORS, PipelineError) as exc:
         print(f"ivy-opt: error: {str(exc).strip()}", file=sys.stderr)
         return 1
     return 0

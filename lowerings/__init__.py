@@ -3,17 +3,38 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from ivy_ir.compiled import Compiled
-from ivy_ir.module import Module
+from ivy_ir.core.decompose import DECOMPOSITIONS, decompose_ops
+from ivy_ir.core.module import Module
+from ivy_ir.core.rules import LoweringError
+from ivy_ir.dialect import IvyOp, TensorSpec
+from ivy_ir.dialect.ops import location_text
+from ivy_ir.passes.channels_last import channels_last
+from ivy_ir.passes.fuse_elementwise import fuse_elementwise
 
-from .emitter import LoweringError, Target, emit_source
+from .emitter import emit_source
 from .runtime import Runtime
+from .target import Target
 
 TARGET_MODULES = {"numpy": "lowerings.numpy", "jax": "lowerings.jax",
                   "torch": "lowerings.torch", "tensorflow": "lowerings.tensorflow"}
 TARGETS = tuple(TARGET_MODULES)
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """A module lowered to one target: the generated source, its function (`raw`), the
+    framework's wrapping of it (`fn`), and the parameters as the target's objects."""
+
+    target: str
+    source: str
+    raw: Callable[..., Any]
+    fn: Callable[..., Any]
+    params: dict[str, Any]
+    runtime: Runtime
 
 
 def get_target(name: str) -> Target:
@@ -38,13 +59,8 @@ def _target_module(name: str) -> Any:
 
 
 def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None = None,
-          retrace: Any = None, **options: Any) -> Compiled:
+          **options: Any) -> Lowered:
     """Generate, load and wrap the target function for `module` (left unchanged)."""
-    from ivy_ir.decompositions import DECOMPOSITIONS
-    from ivy_ir.passes.channels_last import channels_last
-    from ivy_ir.passes.decompose import decompose_ops
-    from ivy_ir.passes.fuse_elementwise import fuse_elementwise
-
     tgt, runtime = get_target(target), get_runtime(target)
     runtime.check_options(options)
     work = module.clone()
@@ -61,15 +77,12 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
     trainable = {a.param: a.trainable for a in module.args() if a.param is not None}
     native = runtime.params(values, trainable)
     fn = runtime.wrap(namespace["main"], **options)
-    return Compiled(module, target, source, namespace["main"], fn, native, runtime, retrace)
+    return Lowered(target, source, namespace["main"], fn, native, runtime)
 
 
 def check_supported(module: Module, target: str) -> None:
     """Refuse, all at once, the ops whose dtypes the registry declares unsupported on
     `target` (`unsupported=target:dtype` in ops.spec)."""
-    from ivy_ir.dialect import IvyOp, TensorSpec
-    from ivy_ir.dialect.ops import location_text
-
     problems = []
     for op in module.entry.walk():
         if not isinstance(op, IvyOp) or target not in op.SPEC.unsupported:
@@ -85,5 +98,5 @@ def check_supported(module: Module, target: str) -> None:
                             + "\n".join(problems))
 
 
-__all__ = ["TARGETS", "LoweringError", "Target", "check_supported", "get_runtime",
+__all__ = ["TARGETS", "LoweringError", "Lowered", "Target", "check_supported", "get_runtime",
            "get_target", "lower"]

@@ -10,78 +10,21 @@ constants are handed over as data in the function's namespace.
 from __future__ import annotations
 
 import keyword
-import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
+from ivy_ir.core.module import Module
+from ivy_ir.core.rules import LoweringError, expression, literal, literal_array
 from ivy_ir.dialect import SPECS, FusedOp, IvyOp, TensorSpec, YieldOp
-from ivy_ir.dialect.types import INT64_MAX, INT64_MIN
-from ivy_ir.module import Module
 
-from .target import Rule, Target
+from .target import Target
 
 INLINE_CONSTANT = 16
-
-
-class LoweringError(NotImplementedError):
-    """The target has no rule for an op (and it has no decomposition)."""
-
-
-LAYER_KERNEL_CALLS: dict[str, Rule] = {
-    # targets whose conv/pool/resample kernels share these signatures spread this table
-    "conv": "conv({x}, {weight}, {bias}, {strides}, {padding}, {dilations}, {groups}, {layout})",
-    "conv_transpose": ("conv_transpose({x}, {weight}, {bias}, {strides}, {padding}, "
-                       "{output_padding}, {dilations}, {groups}, {layout})"),
-    "max_pool": ("max_pool({x}, {kernel}, {strides}, {padding}, {dilations}, {ceil_mode}, "
-                 "{layout})"),
-    "avg_pool": ("avg_pool({x}, {kernel}, {strides}, {padding}, {ceil_mode}, "
-                 "{count_include_pad}, {layout})"),
-    "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
-    "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
-}
-
-
-def slice_parts(attrs: dict[str, Any]) -> list[str]:
-    """Python slice text per axis of an `ivy.slice` (`1:`, `::-1`, `2:5:2`)."""
-    def bound(v: int) -> str:
-        return "" if v in (INT64_MIN, INT64_MAX) else str(v)
-    return [f"{bound(b)}:{bound(e)}" + ("" if s == 1 else f":{s}")
-            for b, e, s in zip(attrs["start"], attrs["stop"], attrs["step"])]
-
-
-def collect_helpers(*modules: Any) -> dict[str, Callable[..., Any]]:
-    """A target's helper kernels: every name in each module's `__all__` (names are
-    unique across the modules, as the emitter copies each function under its name)."""
-    helpers: dict[str, Callable[..., Any]] = {}
-    for module in modules:
-        for name in module.__all__:
-            if name in helpers:
-                raise ValueError(f"helper '{name}' is defined twice")
-            helpers[name] = getattr(module, name)
-    return helpers
-
-
-def literal(value: Any) -> str:
-    """Python source for an attribute value; only numbers, bools, None, str and tuples."""
-    if value is None or isinstance(value, (bool, np.bool_)):
-        return repr(None if value is None else bool(value))
-    if isinstance(value, (int, np.integer)):
-        return repr(int(value))
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        return repr(v) if math.isfinite(v) else f"float({str(v)!r})"
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, (tuple, list)):
-        inner = ", ".join(literal(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    raise TypeError(f"no literal form for {type(value).__name__}")
 
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
@@ -113,47 +56,6 @@ class Names:
     def bind(self, value: SSAValue, hint: str | None = None) -> str:
         self.of[value] = self.fresh(hint if hint is not None else value.name_hint)
         return self.of[value]
-
-
-@dataclass
-class OpContext:
-    """What a rule sees of one op: operand expressions, attributes and types."""
-
-    op: IvyOp
-    target: Target
-    args: dict[str, str]
-    attrs: dict[str, Any]
-    in_types: dict[str, Any]
-    out_types: list[TensorSpec]
-    emission: Emission | None = None
-    """The program being emitted (for rules that bind per-call locals, e.g. a device)."""
-
-    def lit(self, name: str) -> str:
-        value = self.attrs[name]
-        kind = self.op.SPEC.attr_map[name].kind
-        return self.target.dtype(value) if kind == "dtype" and value else literal(value)
-
-    def is_buffer(self, operand: str) -> bool:
-        """Whether an operand is a non-trainable parameter (a buffer) of the program."""
-        value = getattr(self.op, operand)
-        while isinstance(value, BlockArgument) and isinstance(value.owner.parent_op(), FusedOp):
-            value = value.owner.parent_op().inputs[value.index]  # through a fused group
-        if not isinstance(value, BlockArgument) or self.emission is None:
-            return False
-        info = self.emission.module.args()[value.index]
-        return info.param is not None and not info.trainable
-
-    @property
-    def out(self) -> TensorSpec:
-        return self.out_types[0]
-
-    def fields(self) -> dict[str, str]:
-        f = dict(self.args)
-        f.update({k: self.lit(k) for k in self.attrs if k not in f and
-                  self.op.SPEC.attr_map[k].kind != "dense"})
-        f["out_dtype"] = self.target.dtype(self.out.dtype)
-        f["out_shape"] = literal(tuple(self.out.shape))
-        return f
 
 
 class Emission:
@@ -339,37 +241,10 @@ def _helper_source(fn: Callable[..., Any]) -> str:
 
 def emit_op(op: Operation, em: Emission) -> str:
     """The target expression of one registry op (operands named by `em.names.of`)."""
-    target, names = em.target, em.names
     if not isinstance(op, IvyOp):
-        raise LoweringError(f"{op.name} is not an ivy op; the {target.name} target only "
+        raise LoweringError(f"{op.name} is not an ivy op; the {em.target.name} target only "
                             "lowers the ivy dialect")
-    spec = op.SPEC
-    attrs = op.attr_values()
-    rule = target.rules.get(spec.name)
-    if rule is None:
-        raise LoweringError(f"the {target.name} target has no rule for ivy.{spec.name}")
-    args: dict[str, str] = {}
-    in_types: dict[str, Any] = {}
-    for a, g in zip(spec.operands, op.operand_groups(), strict=True):
-        if a.variadic:
-            args[a.name] = "[" + ", ".join(names.of[v] for v in g) + "]"
-            in_types[a.name] = [TensorSpec.from_xdsl(v.type) for v in g]
-        else:
-            args[a.name] = "None" if g is None else names.of[g]
-            in_types[a.name] = None if g is None else TensorSpec.from_xdsl(g.type)
-    ctx = OpContext(op, target, args, attrs, in_types,
-                    [TensorSpec.from_xdsl(r.type) for r in op.results], em)
-    expr = rule(ctx) if callable(rule) else rule.format(**ctx.fields())
-    if len(ctx.out_types) == 1 and ctx.out.rank == 0 and not spec.variadic_results:
-        expr = target.scalar.format(expr)
-    return expr
-
-
-def literal_array(value: np.ndarray) -> str:
-    """Nested-list source of a small array (numbers only)."""
-    if value.ndim == 0:
-        return literal(value.item())
-    return "[" + ", ".join(literal_array(v) for v in value) + "]"
+    return expression(op, em.target, em.names.of.__getitem__, em)
 
 
 def missing_rules(target: Target, decomposable: set[str]) -> list[str]:

@@ -23,14 +23,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ivy_ir.core import resample
+from ivy_ir.core.rules import OpContext, Rule, collect_helpers, literal, slice_parts
 from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
 from . import jax_kernels as K
-from . import resample
-from .emitter import OpContext, Rule, Target, collect_helpers, literal, slice_parts
 from .jax_nn import NN_RULES, out_dtype
 from .runtime import Runtime
+from .target import Target
 
 jax.config.update("jax_enable_x64", True)
 

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .resample import adaptive_weights, even_windows, resample_taps
+from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
 __all__ = ["adaptive_avg_pool", "dilated_max_pool", "grouped_transpose_kernel", "interpolate",
            "top_k"]

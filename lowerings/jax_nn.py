@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ivy_ir.core.rules import OpContext, Rule, literal
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
-
-from .emitter import OpContext, Rule, literal
 
 
 def out_dtype(c: OpContext) -> str:

@@ -1,38 +1,29 @@
 """`Target`: what the shared emitter needs to know about one lowering target.
 
-A target is data: a rule per op (`lowerings/<target>.py`) plus how to spell dtypes,
-arrays and imports, and the switches that pick how the emitter writes temporaries and
-fused groups. `lowerings/emitter.py` re-exports it.
+A target is data: its rule table (`RuleTable`: a rule per op, dtype spelling, helper
+kernels) plus how to spell arrays and imports, and the switches that pick how the
+emitter writes temporaries and fused groups.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .emitter import Emission, OpContext
-
-Rule = str | Callable[["OpContext"], str]
+from ivy_ir.core.rules import RuleTable
 
 
-@dataclass(frozen=True)
-class Target:
-    """A lowering target: a rule per op, plus how to spell dtypes, arrays and imports."""
+@dataclass(frozen=True, kw_only=True)
+class Target(RuleTable):
+    """A lowering target: a rule table plus how the emitter writes its programs."""
 
-    name: str
-    rules: dict[str, Rule]
     imports: str
-    dtype: Callable[[str], str]
-    helpers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     array: str = "np.asarray"
     """Call that makes a target array from a nested list or a NumPy array (+ dtype=)."""
-    scalar: str = "{}"
-    """Wraps the expression of a 0-d result (NumPy turns those into scalars otherwise)."""
-    constant: Callable[[np.ndarray, Emission], str] | None = None
+    constant: Callable[[np.ndarray, Any], str] | None = None
     """Custom spelling of `ivy.constant`; the default hoists one module-level array."""
     reuse_names: bool = False
     """Eager targets: bind a result to the name of a temporary at its last use
@@ -76,4 +67,4 @@ class Target:
                                                  for o in self.self_fusing_options)
 
 
-__all__ = ["Rule", "Target"]
+__all__ = ["Target"]

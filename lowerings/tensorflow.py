@@ -13,13 +13,15 @@ from dataclasses import replace
 
 import numpy as np
 
+from ivy_ir.core import resample
+from ivy_ir.core.rules import OpContext, Rule, collect_helpers, literal, slice_parts
 from ivy_ir.dialect import dtype_name
 from ivy_ir.dialect.types import INTS
 
-from . import resample
 from . import tensorflow_kernels as K
 from . import tensorflow_nn_kernels as NN
-from .emitter import Emission, OpContext, Rule, Target, collect_helpers, literal, slice_parts
+from .emitter import Emission
+from .target import Target
 from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .emitter import LAYER_KERNEL_CALLS, OpContext, Rule, literal
+from ivy_ir.core.rules import LAYER_KERNEL_CALLS, OpContext, Rule, literal
 
 
 def _leaky_relu(c: OpContext) -> str:

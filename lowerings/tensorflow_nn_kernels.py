@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
-from .resample import adaptive_weights, even_windows, pool_out_dim, resample_taps
+from ivy_ir.core.resample import adaptive_weights, even_windows, pool_out_dim, resample_taps
 
 __all__ = ["adaptive_avg_pool", "along_axis", "avg_pool", "conv", "conv_transpose",
            "interpolate", "max_pool", "pad_spatial", "pool_pads",

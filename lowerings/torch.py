@@ -22,11 +22,13 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from ivy_ir.core.rules import OpContext, Rule, collect_helpers, literal
 from ivy_ir.dialect import ELEMENTWISE
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
 
 from . import torch_kernels as K
-from .emitter import Emission, OpContext, Rule, Target, collect_helpers, literal
+from .emitter import Emission
+from .target import Target
 from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
 

@@ -13,9 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ivy_ir.core.rules import OpContext, Rule, literal
 from ivy_ir.dialect.types import FLOATS
-
-from .emitter import OpContext, Rule, literal
 
 
 def _window(c: OpContext, *names: str) -> str:

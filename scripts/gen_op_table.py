@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ivy_ir.decompositions import DECOMPOSITIONS
+from ivy_ir.core.decompose import DECOMPOSITIONS
 from ivy_ir.dialect.spec import AttrArg, OpSpec, TensorArg, load_specs
 from lowerings import TARGETS, get_target
 

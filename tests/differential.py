@@ -18,8 +18,8 @@ import op_refs_nn  # noqa: F401
 import op_refs_shape  # noqa: F401
 from op_refs_common import CASES
 
+import ivy as F
 import ivy_ir
-from ivy_ir import functional as F
 from ivy_ir.dialect import SPECS
 
 # dtype -> (rtol, atol); integer and bool results must match exactly

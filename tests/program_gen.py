@@ -45,11 +45,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Region
 
-from ivy_ir import functional as F
-from ivy_ir.decompositions import DECOMPOSITIONS
+import ivy as F
+from ivy_ir.core.decompose import DECOMPOSITIONS
+from ivy_ir.core.graph import Graph
+from ivy_ir.core.module import Module
+from ivy_ir.core.tracer import Tracer
 from ivy_ir.dialect import TensorSpec
-from ivy_ir.module import Module
-from ivy_ir.tracer import Graph, Tracer
 
 MAX_RANK, MAX_OPS = 4, 12
 SPECIALS, SPECIAL_RATE, SPECIAL_OPERAND = (math.inf, -math.inf, math.nan, -0.0), 0.2, 0.1

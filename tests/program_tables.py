@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ivy_ir import functional as F
-from ivy_ir.tracer import Tracer
+import ivy as F
+from ivy_ir.core.tracer import Tracer
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
 FLOATS, INTS = ("float32", "float64"), ("int32", "int64")

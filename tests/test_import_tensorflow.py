@@ -15,7 +15,7 @@ from zoo_common import TARGETS
 
 import ivy_ir
 from importers.tensorflow import DataDependentControlFlowError
-from ivy_ir.tracer import TraceError, UnsupportedOpsError
+from ivy_ir.core.errors import TraceError, UnsupportedOpsError
 
 HERE = "tests/test_import_tensorflow.py"
 rng = np.random.default_rng(3)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_refs_common import CASES
 
-from ivy_ir import functional as F
+import ivy as F
 from ivy_ir.dialect import SPECS
 
 # IVY_OPS_EXAMPLES=200 for a deeper (slower) run

@@ -38,13 +38,14 @@ from xdsl.dialects.builtin import ModuleOp, UnknownLoc
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
+import ivy as F
 import ivy_ir
-from ivy_ir import functional as F
+from ivy_ir.core.evaluate import evaluate
+from ivy_ir.core.graph import Graph
+from ivy_ir.core.module import Module
+from ivy_ir.core.tracer import Tracer
 from ivy_ir.dialect import IvyOp
-from ivy_ir.eager import run_eager
-from ivy_ir.module import Module
 from ivy_ir.passes import IVY_PASSES, PRESETS, available_passes, run_pipeline
-from ivy_ir.tracer import Graph, Tracer
 
 TOLERANCE = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 """(rtol, atol) per float dtype: about 80 ulps of float32 and 4,500 of float64. Both
@@ -87,7 +88,7 @@ def run(module: Module, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray]:
 
 
 def interpret(module: Module, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray]:
-    """Outputs of `module` computed op by op, each op lowered alone (`ivy_ir.eager`).
+    """Outputs of `module` computed op by op, each op run alone by the reference evaluator.
 
     A second reference that shares no buffer between ops: when it disagrees with the
     lowered program, the NumPy lowering (its buffer reuse, say), not a pass, is wrong."""
@@ -101,7 +102,7 @@ def interpret(module: Module, inputs: tuple[np.ndarray, ...]) -> list[np.ndarray
             assert isinstance(op, IvyOp), f"cannot interpret {op.name}"
             groups = [None if g is None else [env[v] for v in g] if isinstance(g, list)
                       else env[g] for g in op.operand_groups()]
-            out = run_eager(op.SPEC, groups, op.attr_values())
+            out = evaluate(op.SPEC, groups, op.attr_values())
             env.update(zip(op.results, out if len(op.results) > 1 or
                            op.SPEC.variadic_results else [out]))
     raise AssertionError("the function has no return")

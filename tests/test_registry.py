@@ -7,9 +7,9 @@ import inspect
 import pytest
 
 import ivy
-from ivy_ir.decompositions import DECOMPOSITIONS
+from ivy_ir.core.decompose import DECOMPOSITIONS
 from ivy_ir.dialect import COMPOSITE, ELEMENTWISE, OP_CLASSES, SPECS
-from ivy_ir.dialect.infer import RULES
+from ivy_ir.dialect.ops import INFER_RULES as RULES
 from ivy_ir.dialect.spec import SpecError, parse_spec
 
 

@@ -43,6 +43,7 @@ from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .ops import IvyOp, location_text
+from .registry import ELEMENTWISE
 
 BODY_EXTRA = frozenset({"constant"})
 """Non-elementwise registry ops a body may hold besides the elementwise ones."""
@@ -80,8 +81,6 @@ class FusedOp(IRDLOperation):
             raise VerifyException(f"{where}: {exc}" if where else str(exc)) from None
 
     def _verify(self) -> None:
-        from . import ELEMENTWISE  # the categories are built after this module
-
         args = self.block.args
         if [a.type for a in args] != [v.type for v in self.inputs]:
             raise VerifyException(f"ivy.fused: block argument types "

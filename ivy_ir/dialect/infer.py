@@ -5,7 +5,7 @@ variadic one) and the attribute values (defaults filled in) and returns the resu
 types, or raises `InferError` saying what is wrong in the user's terms. The same rule
 computes result types at build time and checks them in the verifier, so the two can
 never disagree. Rules for linear algebra, indexing and nn layers live in
-`infer_nn.py`; both modules fill the one `RULES` table.
+`infer_nn.py`; `ops.INFER_RULES` joins the two tables.
 """
 
 from __future__ import annotations
@@ -19,17 +19,25 @@ from .types import FLOATS, TensorSpec
 Shape = tuple[int | None, ...]
 Rule = Callable[[list[Any], dict[str, Any]], list[TensorSpec]]
 RULES: dict[str, Rule] = {}
+"""The rules of this module; `infer_nn.NN_RULES` holds the others, and `ops.INFER_RULES`
+both."""
 
 
 class InferError(ValueError):
     """Operand types or attributes that no result type fits."""
 
 
-def rule(name: str) -> Callable[[Rule], Rule]:
-    def register(fn: Rule) -> Rule:
-        RULES[name] = fn
-        return fn
-    return register
+def registrar(table: dict[str, Rule]) -> Callable[[str], Callable[[Rule], Rule]]:
+    """A decorator `@rule(name)` that enters a rule into `table`."""
+    def rule(name: str) -> Callable[[Rule], Rule]:
+        def register(fn: Rule) -> Rule:
+            table[name] = fn
+            return fn
+        return register
+    return rule
+
+
+rule = registrar(RULES)
 
 
 def check(cond: bool, message: str) -> None:
@@ -346,6 +354,3 @@ def _slice(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     shape = tuple(None if d is None else len(range(*slice(b, e, s).indices(d)))
                   for d, b, e, s in zip(x.shape, start, stop, step))
     return [x.with_(shape=shape)]
-
-
-from . import infer_nn  # noqa: E402,F401  (fills RULES with the remaining rules)

@@ -5,8 +5,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .infer import broadcast, check, merge_dim, norm_axes, norm_axis, reduce_shape, rule
+from .infer import (
+    Rule,
+    broadcast,
+    check,
+    merge_dim,
+    norm_axes,
+    norm_axis,
+    reduce_shape,
+    registrar,
+)
 from .types import TensorSpec
+
+NN_RULES: dict[str, Rule] = {}
+rule = registrar(NN_RULES)
 
 
 def _matrix(x: TensorSpec, what: str = "x") -> None:

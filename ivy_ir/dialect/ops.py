@@ -40,8 +40,13 @@ from xdsl.utils.exceptions import VerifyException
 
 from .attrs import ATTR_CLASS, FROM_ATTR, TO_ATTR, AttrError, normalize, parse_value, print_value
 from .infer import RULES, InferError
-from .spec import GROUPED_CLASSES, OpSpec, load_specs
+from .infer_nn import NN_RULES
+from .registry import SPECS
+from .spec import GROUPED_CLASSES, OpSpec
 from .types import CLASS_MEMBERS, DTYPES, TensorSpec
+
+INFER_RULES = {**RULES, **NN_RULES}
+"""Every inference rule by the name the spec's `infer=` tag gives."""
 
 
 class IvyOp(IRDLOperation):
@@ -296,7 +301,7 @@ def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any]) ->
         raise InferError(f"{where}: operands must share one dtype, got "
                          + ", ".join(f"{n}: {d}" for n, d in group))
     try:
-        return RULES[spec.infer](list(operands), attrs)
+        return INFER_RULES[spec.infer](list(operands), attrs)
     except InferError as exc:
         raise InferError(f"{where}: {exc}") from None
 
@@ -326,6 +331,6 @@ def make_op_class(spec: OpSpec) -> type[IvyOp]:
     return irdl_op_definition(type(_class_name(spec.name), (IvyOp,), fields))
 
 
-OP_CLASSES: dict[str, type[IvyOp]] = {name: make_op_class(s) for name, s in load_specs().items()}
-__all__ = ["IvyOp", "OP_CLASSES", "FunctionType", "check_attrs", "infer_types",
+OP_CLASSES: dict[str, type[IvyOp]] = {name: make_op_class(s) for name, s in SPECS.items()}
+__all__ = ["INFER_RULES", "IvyOp", "OP_CLASSES", "FunctionType", "check_attrs", "infer_types",
            "location_text"]

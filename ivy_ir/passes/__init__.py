@@ -7,7 +7,6 @@ Every pass is an xDSL `ModulePass`, registered here by its CLI name for both
 
 from __future__ import annotations
 
-import importlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -15,24 +14,19 @@ from typing import Any
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms import get_all_passes
 
-from ..context import make_context
-from ..module import Module
-
-
-def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    """A loader importing the pass only when a pipeline names it (xDSL's convention)."""
-    def load() -> type[ModulePass]:
-        return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
-    return load
-
+from ..core.context import make_context
+from ..core.module import Module
+from .canonicalize import CanonicalizePass
+from .channels_last import ChannelsLastPass
+from .decompose import DecomposePass
+from .fuse_elementwise import FuseElementwisePass
+from .recompose import RecomposePass
+from .strip_wrappers import StripWrappersPass
 
 IVY_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    "decompose": _lazy("decompose", "DecomposePass"),
-    "channels-last": _lazy("channels_last", "ChannelsLastPass"),
-    "recompose": _lazy("recompose", "RecomposePass"),
-    "canonicalize": _lazy("canonicalize", "CanonicalizePass"),
-    "strip-wrappers": _lazy("strip_wrappers", "StripWrappersPass"),
-    "fuse-elementwise": _lazy("fuse_elementwise", "FuseElementwisePass"),
+    p.name: (lambda p=p: p) for p in (DecomposePass, ChannelsLastPass, RecomposePass,
+                                      CanonicalizePass, StripWrappersPass,
+                                      FuseElementwisePass)
 }
 """Passes of this project; with xDSL's built-ins (`cse`, `dce`, ...) they make up what a
 pipeline may name. Our `canonicalize` replaces xDSL's: it runs xDSL's patterns and the

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
+from ..core.evaluate import evaluate
+from ..core.graph import INLINE_LIMIT
 from ..dialect import IvyOp, TensorSpec
-from ..tracer import INLINE_LIMIT
 from .canon_match import (
     Emit,
     Replacement,
@@ -31,8 +32,8 @@ evaluating them with NumPy would change what other targets compute."""
 
 
 def folder(limit: int = FOLD_LIMIT) -> Rule:
-    """op(constants...) -> constant(s), evaluated by the NumPy lowering (the reference
-    semantics, via `ivy_ir.eager`), when every result has at most `limit` elements.
+    """op(constants...) -> constant(s), evaluated by the reference evaluator (the
+    NumPy lowering's own rules), when every result has at most `limit` elements.
 
     Ops without operands (zeros, arange, ...) are already as compact as a constant and
     stay, but count as constants where they feed another op.
@@ -76,11 +77,9 @@ def _operand_array(value: SSAValue, limit: int) -> np.ndarray | None:
 
 
 def _evaluate(op: IvyOp, groups: list[Any]) -> list[np.ndarray] | None:
-    from ..eager import run_eager
-
     try:
         with np.errstate(all="ignore"):
-            out = run_eager(op.SPEC, groups, op.attr_values())
+            out = evaluate(op.SPEC, groups, op.attr_values())
     except (ArithmeticError, ValueError, np.linalg.LinAlgError):
         return None  # the reference refuses these operands: leave the op to run time
     many = op.SPEC.variadic_results or len(op.SPEC.results) > 1

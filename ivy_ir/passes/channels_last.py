@@ -19,8 +19,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import region_dce
 
+from ..core.graph import Graph
 from ..dialect import ELEMENTWISE, IvyOp, TensorSpec
-from ..tracer import Graph
 
 LAYOUT_OPS = frozenset({"conv", "conv_transpose", "max_pool", "avg_pool",
                         "adaptive_avg_pool", "interpolate"})

@@ -8,12 +8,9 @@ from xdsl.dialects.func import Func
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
-from .dialect import Ivy
+from ..dialect import Ivy
+from .errors import IRError
 from .module import Module
-
-
-class IRError(ValueError):
-    """Malformed or invalid IR text; the message has line:column or names the op."""
 
 
 def make_context() -> Context:

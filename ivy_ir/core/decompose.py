@@ -1,9 +1,10 @@
-"""Decompositions of composite ops into other registry ops.
+"""Decompositions of composite ops into other registry ops, and their expansion.
 
-Each is a small function over the functional API; applied to `Tracer` values it
-records the expansion in place of the composite op (see passes/decompose.py). A
-target lowers a composite op with its own fused kernel when its table has one and
-through this expansion otherwise.
+Each decomposition is a small function over the recording ops (`OPS`): applied to
+`Tracer` values it records the expansion in place of the composite op. A target lowers
+a composite op with its own fused kernel when its table has one and through this
+expansion otherwise; the `decompose` pass and the reference evaluator expand the same
+way.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from . import functional as F
+from xdsl.ir import Operation
+
+from ..dialect import COMPOSITE, IvyOp
+from .graph import Graph
+from .tracer import OPS as F
+from .tracer import Tracer
 
 DECOMPOSITIONS: dict[str, Callable[..., Any]] = {}
 
@@ -181,3 +187,30 @@ def scaled_dot_product_attention(q, k, v, mask, causal, scale):
     empty = F.all(F.equal(scores, -math.inf), axis=[-1], keepdims=True)
     probs = F.softmax(F.where(empty, 0.0, scores), axis=-1)
     return F.matmul(F.where(empty, 0.0, probs), v)
+
+
+def decompose_ops(root: Operation, names: frozenset[str] | set[str] = COMPOSITE) -> None:
+    """Expand every op named in `names` below `root` into its decomposition, in place
+    (until none is left: an expansion may itself use composite ops, silu uses sigmoid)."""
+    todo = [op for op in root.walk() if isinstance(op, IvyOp) and op.SPEC.name in names]
+    while todo:
+        for op in todo:
+            _expand(op)
+        todo = [op for op in root.walk() if isinstance(op, IvyOp) and op.SPEC.name in names]
+
+
+def _expand(op: IvyOp) -> None:
+    block = op.parent_block()
+    assert block is not None
+    graph = Graph(block, before=op, location=op.location, allow_params=False)
+    args = [None if g is None else [Tracer(v, graph) for v in g] if isinstance(g, list)
+            else Tracer(g, graph) for g in op.operand_groups()]
+    out = DECOMPOSITIONS[op.SPEC.name](*args, **op.attr_values())
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    for old, new in zip(op.results, outs):
+        if new.value.type != old.type:
+            raise TypeError(f"the decomposition of ivy.{op.SPEC.name} gives {new.value.type}"
+                            f" where the op gives {old.type}")
+        old.replace_all_uses_with(new.value)
+    op.detach()
+    op.erase()

@@ -15,7 +15,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.printer import Printer
 
-from .dialect import TensorSpec
+from ..dialect import TensorSpec
 
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
 

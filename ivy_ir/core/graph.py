@@ -1,0 +1,82 @@
+"""`Graph`: where recorded ops go, and the parameters discovered while recording.
+
+One class serves every producer of IR: the facade tracer, the importers (through
+their builder), and the passes that splice a decomposition in front of a composite op.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import DictionaryAttr, StringAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from ..dialect import OP_CLASSES, TensorSpec
+from .locations import identifier, user_location
+
+INLINE_LIMIT = 16
+"""Arrays with more elements than this become parameters instead of inline constants."""
+
+
+def is_array(v: Any) -> bool:
+    """Whether an example argument is an array (an IR input) rather than a static
+    Python value: NumPy arrays and scalars, and any framework's tensors (`__array__`)."""
+    if isinstance(v, (bool, int, float, complex, str, bytes)) or v is None:
+        return False
+    return isinstance(v, (np.ndarray, np.generic)) or hasattr(v, "__array__")
+
+
+def input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool) -> list[str]:
+    """Name IR inputs after the function's parameters, so printed IR reads like the source."""
+    try:
+        names = list(inspect.signature(fn).parameters)[int(skip_first):]
+    except (TypeError, ValueError):
+        names = []
+    names += [f"arg{i}" for i in range(len(names), len(args))]
+    return [n for n, a in zip(names, args) if is_array(a)]
+
+
+class Graph:
+    """An insertion point plus the bookkeeping of parameters."""
+
+    def __init__(self, block: Block, before: Operation | None = None,
+                 location: Attribute | None = None, allow_params: bool = True):
+        self.block = block
+        self.allow_params = allow_params
+        self.builder = Builder(InsertPoint.before(before) if before else InsertPoint.at_end(block))
+        self.location = location
+        self.params: dict[str, np.ndarray] = {}
+        self.param_attrs: dict[int, DictionaryAttr] = {}
+        self._lifted: dict[tuple[int, str], tuple[np.ndarray, SSAValue]] = {}
+
+    def emit(self, name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> list[SSAValue]:
+        loc = self.location or user_location()
+        op = OP_CLASSES[name].build(*operands, location=loc, **attrs)
+        self.builder.insert(op)
+        return list(op.results)
+
+    def add_param(self, name: str, array: np.ndarray, trainable: bool = True) -> SSAValue:
+        arg = self.block.insert_arg(TensorSpec.of(array).to_xdsl(), len(self.block.args))
+        arg.name_hint = identifier(name)
+        self.params[name] = array
+        key = "ivy.param" if trainable else "ivy.buffer"
+        self.param_attrs[arg.index] = DictionaryAttr({key: StringAttr(name)})
+        return arg
+
+    def lift(self, value: Any, dtype: str | None = None) -> SSAValue:
+        """An SSA value for an array or Python scalar met during recording: an inline
+        constant when small, a buffer parameter otherwise."""
+        array = np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
+        if self.allow_params and array.size > INLINE_LIMIT and isinstance(value, np.ndarray):
+            # one buffer per array and dtype; holding `value` keeps its id from being reused
+            key = (id(value), array.dtype.str)
+            if key not in self._lifted:
+                arg = self.add_param(f"const{len(self._lifted)}", array, trainable=False)
+                self._lifted[key] = (value, arg)
+            return self._lifted[key][1]
+        return self.emit("constant", [], {"value": array})[0]

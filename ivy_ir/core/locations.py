@@ -1,0 +1,59 @@
+"""Where the user wrote an op: the locations every recorded op carries.
+
+Frames inside this project are never the user's code, so the innermost frame outside
+its folders is the call site an IR dump or an error points back at.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, UnknownLoc
+from xdsl.ir import Attribute
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OWN_DIRS = tuple(os.path.join(_ROOT, d) + os.sep
+                 for d in ("ivy_ir", "ivy", "lowerings", "importers"))
+"""This project's source folders: frames in them are never the user's code."""
+
+
+def user_location(skip: tuple[str, ...] = ()) -> Attribute:
+    """The innermost stack frame outside this package (and the folders in `skip`):
+    where the user called the op."""
+    skipped = OWN_DIRS + skip
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(skipped):
+        frame = frame.f_back
+    if frame is None:
+        return UnknownLoc()
+    pos = frame.f_code.co_positions()
+    col = 0
+    for i, p in enumerate(pos):
+        if i == frame.f_lasti // 2 and p[2] is not None:
+            col = p[2] + 1
+            break
+    return FileLineColLoc(StringAttr(short_path(frame.f_code.co_filename)),
+                          IntAttr(frame.f_lineno), IntAttr(col))
+
+
+def short_path(path: str) -> str:
+    """`path` relative to the working directory when below it: short, stable IR text."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def where(loc: Attribute) -> str:
+    """` at file:line` for a source location, "" when there is none."""
+    if isinstance(loc, FileLineColLoc):
+        return f" at {loc.filename.data}:{loc.line.data}"
+    return ""
+
+
+def identifier(name: str) -> str:
+    """An SSA name hint for a source name such as `layers.0.w` or `dense/kernel`."""
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return out if out and not out[0].isdigit() else f"_{out}"

@@ -1,0 +1,125 @@
+"""The reference semantics of every ivy op: its NumPy rule.
+
+The NumPy lowering emits these rules as source, and the reference evaluator
+(`evaluate.py`) runs them on arrays for constant folding, static values in importers
+and the facade's eager calls, so all of them compute exactly the same thing. Ops NumPy
+has no single call for use the pure-NumPy kernels of `reference_kernels.py`,
+`reference_nn_kernels.py` and `resample.py`; composite ops without a rule here are
+computed through their decomposition.
+"""
+
+from __future__ import annotations
+
+from ..dialect.types import numpy_dtype
+from . import reference_kernels as K
+from . import reference_nn_kernels as NN
+from . import resample
+from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
+from .rules import (
+    LAYER_KERNEL_CALLS,
+    OpContext,
+    Rule,
+    RuleTable,
+    collect_helpers,
+    elementwise_calls,
+    literal,
+    slice_parts,
+)
+
+
+def _linalg(fn: str) -> Rule:
+    """Multi-result decompositions: NumPy gives a namedtuple; results cast one by one."""
+    return f"[np.asarray(r, dtype={{out_dtype}}) for r in {fn}]"
+
+
+def _solve(c: OpContext) -> str:
+    # b of rank 1 is one right-hand side (a column), batched or not
+    a, b = c.args["a"], c.args["b"]
+    solved = f"np.linalg.solve({a}, {b}[:, None])[..., 0]" if c.in_types["b"].rank == 1 \
+        else f"np.linalg.solve({a}, {b})"
+    return f"{solved}.astype({c.target.dtype(c.out.dtype)}, copy=False)"
+
+
+def _pad(c: OpContext) -> str:
+    pw = c.attrs["pad_width"]
+    if not pw:
+        return f"{c.args['x']}.copy()"
+    pairs = literal(tuple(zip(pw[::2], pw[1::2], strict=True)))
+    extra = f", constant_values={c.lit('value')}" if c.attrs["mode"] == "constant" else ""
+    return f"np.pad({c.args['x']}, {pairs}, mode={c.lit('mode')}{extra})"
+
+
+def _slice(c: OpContext) -> str:
+    # open ends (INT64_MIN/INT64_MAX) print as empty bounds
+    parts = slice_parts(c.attrs)
+    return f"{c.args['x']}[{', '.join(parts)},].copy()" if parts else f"{c.args['x']}.copy()"
+
+
+def _matrix_norm(c: OpContext) -> str:
+    norm = f"np.linalg.norm({c.args['x']}, {MATRIX_ORD[c.attrs['ord']]}, axis=(-2, -1), " \
+        f"keepdims={c.lit('keepdims')})"
+    return f"{norm}.astype({c.target.dtype(c.out.dtype)}, copy=False)"
+
+
+def _cast(call: str) -> str:
+    """A call whose result NumPy may give in a wider dtype, cast to the IR's."""
+    return f"{call}.astype({{out_dtype}}, copy=False)"
+
+
+NUMPY_RULES: dict[str, Rule] = {
+    **elementwise_calls("np", {"rsqrt": None, "erf": None}),
+    **NUMPY_API_RULES,
+    "rsqrt": "np.reciprocal(np.sqrt({x}))",
+    "erf": "erf({x})",
+    # a writable array of its own, never a view of x
+    "broadcast_to": "np.broadcast_to({x}, {shape}).copy()",
+    "clip": _cast("np.clip({x}, {min}, {max})"),
+    "linspace": "np.linspace({start}, {stop}, {num}, endpoint={endpoint}).astype({dtype})",
+    "one_hot": "one_hot({indices}, {depth}, {axis}, {dtype})",
+    "mean": reduce_call("mean", ", dtype={out_dtype}"),
+    "var": reduce_call("var", ", ddof={correction}, dtype={out_dtype}"),
+    "std": reduce_call("std", ", ddof={correction}, dtype={out_dtype}"),
+    "argmax": f"np.asarray({reduce_call('argmax')}, dtype=np.int64)",
+    "argmin": f"np.asarray({reduce_call('argmin')}, dtype=np.int64)",
+    "split": "np.split({x}, np.cumsum({sizes})[:-1].tolist(), axis={axis})",
+    "roll": lambda c: f"np.roll({c.args['x']}, {c.lit('shift')}, axis={c.lit('axis')})"
+    if c.attrs["axis"] != () else f"{c.args['x']}.copy()",
+    "pad": _pad,
+    "slice": _slice,
+    "vecdot": "np.sum({x} * {y}, axis={axis}, dtype={out_dtype})",
+    "einsum": _cast("np.einsum({equation}, *{xs})"),
+    "diagonal": "np.diagonal({x}, {offset}, {axis1}, {axis2}).copy()",
+    "vector_norm": "vector_norm({x}, {ord}, {axis}, {keepdims}, {out_dtype})",
+    "matrix_norm": _matrix_norm,
+    "cholesky": _cast("np.linalg.cholesky({x}, upper={upper})"),
+    "inv": _cast("np.linalg.inv({x})"),
+    "det": _cast("np.linalg.det({x})"),
+    "solve": _solve,
+    "qr": _linalg("np.linalg.qr({x}, mode={mode})"),
+    "svd": _linalg("np.linalg.svd({x}, full_matrices={full_matrices})"),
+    "eigh": _linalg("np.linalg.eigh({x})"),
+    "take": "np.take({x}, {indices}, axis={axis})",
+    "gather_nd": "gather_nd({x}, {indices})",
+    "scatter_nd": "scatter_nd({x}, {indices}, {updates})",
+    "scatter_add": "scatter_add({x}, {indices}, {updates})",
+    "sort": "sort({x}, {axis}, {descending})",
+    "argsort": "argsort({x}, {axis}, {descending})",
+    "embedding": "np.take({weight}, {indices}, axis=0)",
+    **LAYER_KERNEL_CALLS,
+    # random: the same key gives the same stream (negative keys wrap: default_rng wants >= 0)
+    "random_uniform": "random_uniform({key}, {low}, {high}, {shape}, {dtype})",
+    "random_normal": ("np.random.default_rng(int({key}) % 2**64).normal({mean}, {std}, {shape})"
+                      ".astype({dtype})"),
+}
+
+
+def numpy_dtype_spelling(name: str) -> str:
+    # NumPy knows bfloat16 by name once ml_dtypes is imported, which numpy_dtype does
+    dtype = numpy_dtype(name)
+    return 'np.dtype("bfloat16")' if name == "bfloat16" else f"np.{dtype.name}"
+
+
+REFERENCE = RuleTable(name="numpy", rules=NUMPY_RULES, dtype=numpy_dtype_spelling,
+                      namespace="np", helpers=collect_helpers(K, NN, resample),
+                      scalar="np.asarray({})")
+"""The NumPy rule table: the NumPy lowering's rules, and what the evaluator runs."""

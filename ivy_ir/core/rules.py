@@ -1,0 +1,199 @@
+"""Rule tables: how an ivy op is spelled as one Python expression of a target's API.
+
+A rule is a format string over the op's operand names and attribute literals (`{x}`,
+`{axis}`, `{out_dtype}`, `{ns}` for the table's array namespace), or a function of the
+`OpContext` when the spelling depends on types. The reference evaluator renders the
+NumPy table with them, and the lowerings' emitter renders every target's table, so a
+rule means the same thing in both.
+
+The native names of plain elementwise ops come from one derivation shared by every
+table: the registry's own name in the target's namespace (`np.asin`, `torch.asin`,
+`tf.math.asin`), with per-table overrides only where a framework spells it otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.ir import BlockArgument, SSAValue
+
+from ..dialect import COMPOSITE, ELEMENTWISE, SPECS, FusedOp, IvyOp, TensorSpec
+from ..dialect.types import INT64_MAX, INT64_MIN
+
+Rule = str | Callable[["OpContext"], str]
+
+PLAIN_ELEMENTWISE = frozenset(
+    n for n in ELEMENTWISE - COMPOSITE
+    if not SPECS[n].attrs and [a.name for a in SPECS[n].operands] in (["x"], ["x", "y"]))
+"""Elementwise ops that every array API spells as one call `name(x)` or `name(x, y)`."""
+
+PLAIN_REDUCTIONS = frozenset({"sum", "prod", "mean", "min", "max", "all", "any"})
+"""Reductions that every array API spells as one call over `x`, axes and keepdims."""
+
+
+def native_names(ops: frozenset[str], overrides: Mapping[str, str | None]) -> dict[str, str]:
+    """op -> native function name: the registry name unless `overrides` renames it
+    (None: the framework has none, and the table writes its own rule)."""
+    return {op: overrides.get(op, op) for op in sorted(ops) if overrides.get(op, op)}
+
+
+def elementwise_calls(prefix: str, overrides: Mapping[str, str | None] = {}) -> dict[str, Rule]:
+    """Rules `prefix.name({x}[, {y}])` for the plain elementwise ops."""
+    def call(op: str, name: str) -> str:
+        operands = ", ".join(f"{{{a.name}}}" for a in SPECS[op].operands)
+        return f"{name if '.' in name else f'{prefix}.{name}'}({operands})"
+    return {op: call(op, name) for op, name in native_names(PLAIN_ELEMENTWISE,
+                                                           overrides).items()}
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleTable:
+    """A rule per op plus how a target spells dtypes; the lowerings' `Target` adds how
+    its emitter writes statements."""
+
+    name: str
+    rules: dict[str, Rule]
+    dtype: Callable[[str], str]
+    namespace: str = ""
+    """The array namespace `{ns}` stands for in rules shared between targets (`np`)."""
+    helpers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    """Functions the rules call by bare name (kernels taking more than one call)."""
+    scalar: str = "{}"
+    """Wraps the expression of a 0-d result (NumPy turns those into scalars otherwise)."""
+
+
+@dataclass
+class OpContext:
+    """What a rule sees of one op: operand expressions, attributes and types."""
+
+    op: IvyOp
+    target: RuleTable
+    args: dict[str, str]
+    attrs: dict[str, Any]
+    in_types: dict[str, Any]
+    out_types: list[TensorSpec]
+    emission: Any = None
+    """The program being emitted, if any (rules that bind per-call locals, e.g. a device,
+    use its `local`; `is_buffer` reads its module's arguments)."""
+
+    def lit(self, name: str) -> str:
+        value = self.attrs[name]
+        kind = self.op.SPEC.attr_map[name].kind
+        return self.target.dtype(value) if kind == "dtype" and value else literal(value)
+
+    @property
+    def ns(self) -> str:
+        return self.target.namespace
+
+    def is_buffer(self, operand: str) -> bool:
+        """Whether an operand is a non-trainable parameter (a buffer) of the program."""
+        value = getattr(self.op, operand)
+        while isinstance(value, BlockArgument) and isinstance(value.owner.parent_op(), FusedOp):
+            value = value.owner.parent_op().inputs[value.index]  # through a fused group
+        if not isinstance(value, BlockArgument) or self.emission is None:
+            return False
+        info = self.emission.module.args()[value.index]
+        return info.param is not None and not info.trainable
+
+    @property
+    def out(self) -> TensorSpec:
+        return self.out_types[0]
+
+    def fields(self) -> dict[str, str]:
+        f = dict(self.args)
+        f.update({k: self.lit(k) for k in self.attrs if k not in f and
+                  self.op.SPEC.attr_map[k].kind != "dense"})
+        f["out_dtype"] = self.target.dtype(self.out.dtype)
+        f["out_shape"] = literal(tuple(self.out.shape))
+        f["ns"] = self.target.namespace
+        return f
+
+
+class LoweringError(NotImplementedError):
+    """A target cannot lower an op: no rule (and no decomposition), or not in a dtype."""
+
+
+def expression(op: IvyOp, table: RuleTable, name_of: Callable[[SSAValue], str],
+               emission: Any = None) -> str:
+    """The target expression of one registry op, operands named by `name_of`."""
+    spec = op.SPEC
+    rule = table.rules.get(spec.name)
+    if rule is None:
+        raise LoweringError(f"the {table.name} target has no rule for ivy.{spec.name}")
+    args: dict[str, str] = {}
+    in_types: dict[str, Any] = {}
+    for a, g in zip(spec.operands, op.operand_groups(), strict=True):
+        if a.variadic:
+            args[a.name] = "[" + ", ".join(name_of(v) for v in g) + "]"
+            in_types[a.name] = [TensorSpec.from_xdsl(v.type) for v in g]
+        else:
+            args[a.name] = "None" if g is None else name_of(g)
+            in_types[a.name] = None if g is None else TensorSpec.from_xdsl(g.type)
+    ctx = OpContext(op, table, args, op.attr_values(), in_types,
+                    [TensorSpec.from_xdsl(r.type) for r in op.results], emission)
+    expr = rule(ctx) if callable(rule) else rule.format(**ctx.fields())
+    if len(ctx.out_types) == 1 and ctx.out.rank == 0 and not spec.variadic_results:
+        expr = table.scalar.format(expr)
+    return expr
+
+
+def literal(value: Any) -> str:
+    """Python source for an attribute value; only numbers, bools, None, str and tuples."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return repr(None if value is None else bool(value))
+    if isinstance(value, (int, np.integer)):
+        return repr(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return repr(v) if math.isfinite(v) else f"float({str(v)!r})"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(literal(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    raise TypeError(f"no literal form for {type(value).__name__}")
+
+
+def literal_array(value: np.ndarray) -> str:
+    """Nested-list source of a small array (numbers only)."""
+    if value.ndim == 0:
+        return literal(value.item())
+    return "[" + ", ".join(literal_array(v) for v in value) + "]"
+
+
+def slice_parts(attrs: dict[str, Any]) -> list[str]:
+    """Python slice text per axis of an `ivy.slice` (`1:`, `::-1`, `2:5:2`)."""
+    def bound(v: int) -> str:
+        return "" if v in (INT64_MIN, INT64_MAX) else str(v)
+    return [f"{bound(b)}:{bound(e)}" + ("" if s == 1 else f":{s}")
+            for b, e, s in zip(attrs["start"], attrs["stop"], attrs["step"])]
+
+
+def collect_helpers(*modules: Any) -> dict[str, Callable[..., Any]]:
+    """A table's helper kernels: every name in each module's `__all__` (names are
+    unique across the modules, as the emitter copies each function under its name)."""
+    helpers: dict[str, Callable[..., Any]] = {}
+    for module in modules:
+        for name in module.__all__:
+            if name in helpers:
+                raise ValueError(f"helper '{name}' is defined twice")
+            helpers[name] = getattr(module, name)
+    return helpers
+
+
+LAYER_KERNEL_CALLS: dict[str, Rule] = {
+    # tables whose conv/pool/resample kernels share these signatures spread this one
+    "conv": "conv({x}, {weight}, {bias}, {strides}, {padding}, {dilations}, {groups}, {layout})",
+    "conv_transpose": ("conv_transpose({x}, {weight}, {bias}, {strides}, {padding}, "
+                       "{output_padding}, {dilations}, {groups}, {layout})"),
+    "max_pool": ("max_pool({x}, {kernel}, {strides}, {padding}, {dilations}, {ceil_mode}, "
+                 "{layout})"),
+    "avg_pool": ("avg_pool({x}, {kernel}, {strides}, {padding}, {ceil_mode}, "
+                 "{count_include_pad}, {layout})"),
+    "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
+    "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
+}
