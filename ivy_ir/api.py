@@ -10,8 +10,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.ir import Block, Region
 
+import importers
 import lowerings
-from importers import detect_source, importer
 
 from .compiled import Compiled
 from .core.context import parse as parse_text
@@ -72,9 +72,9 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     as non-trainable parameters.
     """
     kwargs = kwargs or {}
-    source = source or detect_source(fn, args, params)
+    source = source or importers.detect_source(fn, args, params)
     if source != "ivy":
-        return importer(source).import_program(fn, args, kwargs, params=params,
+        return importers.importer(source).import_program(fn, args, kwargs, params=params,
                                                buffers=buffers, name=name)
     in_specs = [TensorSpec.of(np.asarray(a)) for a in args if is_array(a)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])

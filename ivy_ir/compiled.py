@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from lowerings import Lowered
+import lowerings
 
 from .core.module import Module
 from .dialect import TensorSpec
@@ -29,7 +29,7 @@ class Compiled:
     raises a TypeError naming the argument.
     """
 
-    def __init__(self, ir_module: Module, lowered: Lowered,
+    def __init__(self, ir_module: Module, lowered: lowerings.Lowered,
                  retrace: Callable[[tuple[Any, ...]], Compiled] | None = None):
         self.ir_module = ir_module
         self.target = lowered.target
