@@ -1,10 +1,15 @@
 """JAX importer: `jax.make_jaxpr` of the user's function, walked equation by equation.
 
 The program is staged out once with `jax.make_jaxpr` (abstract inputs, so no XLA
-compilation), then `JaxprWalker` (`jax_walk.py`) maps every equation through the
-`LAX_TO_IVY` table onto registry ops. Parameters are the leaves of a params pytree
-(`fn(params, *args)`, or `module.apply(variables, *args)` for Flax-style modules),
-named by their pytree path joined with '.'.
+compilation), then `JaxprWalker` (`jax_walk.py`) maps every equation through `TABLE`
+onto registry ops. `TABLE` (lax primitive name -> rule) joins the op-family tables:
+elementwise math in `jax_math.py`, reductions in `jax_reduce.py`, shapes in
+`jax_shape.py`, gather/scatter in `jax_index.py`, layers in `jax_nn.py`; each rule is
+called as `rule(ctx, *ins, **eqn.params)` with a `jax_ctx.Ctx`.
+
+Parameters are the leaves of a params pytree (`fn(params, *args)`, or
+`module.apply(variables, *args)` for Flax-style modules), named by their pytree path
+joined with '.'.
 
 Data-dependent Python control flow makes JAX raise a concretization error while
 staging; it is reported as `ivy_ir.TraceError` naming the user's file:line.
@@ -27,8 +32,19 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import dtype_name
 
-from .common import ImportBuilder
+from .common import ImportBuilder, Rule
+from .jax_index import INDEX
+from .jax_math import BINARY, MATH, UNARY
+from .jax_nn import NN
+from .jax_reduce import REDUCE
+from .jax_shape import SHAPE
 from .jax_walk import JaxprWalker
+
+TABLE: dict[str, Rule] = {**MATH, **REDUCE, **SHAPE, **INDEX, **NN}
+"""Every lax primitive the importer maps; any other is reported as unsupported
+(higher-order primitives such as `jit` and `scan` are walked into, not mapped)."""
+ONE_TO_ONE: dict[str, str] = {**UNARY, **BINARY}
+"""The lax primitives that are one registry op of the same meaning: name -> op."""
 
 _CONTROL_FLOW_ERRORS = (
     jax.errors.ConcretizationTypeError,
@@ -76,7 +92,7 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
     for (_, leaf), pname, var in zip(leaves, names, invars[:n_params]):
         array = np.asarray(leaf).astype(var.aval.dtype, copy=False)
         param_values.append(builder.param(pname, array, trainable=pname in trainable))
-    walker = JaxprWalker(builder)
+    walker = JaxprWalker(builder, TABLE)
     inputs = [builder.cast(v, dtype_name(var.aval.dtype))
               for v, var in zip(builder.inputs, invars[n_params:])]
     outs = walker.run(closed.jaxpr, list(closed.consts), param_values + inputs)

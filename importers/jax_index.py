@@ -13,15 +13,17 @@ to a padding slot that is cut off afterwards).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from jax.extend.core import JaxprEqn
 
 from ivy_ir.dialect.types import numpy_dtype
 
+from .common import Rule, Unmapped
+from .jax_ctx import Ctx, Value
 from .jax_shape import iota, static_slice
-from .jax_walk import JaxprWalker, Rule, Unmapped, Value
 
 
 @dataclass
@@ -42,86 +44,86 @@ class _Plan:
             [("o", d) for d in self.windowed] + [("o", d) for d in self.rest]
 
 
-def _mode(eqn: JaxprEqn) -> str:
-    mode = str(eqn.params.get("mode"))
+def _mode(ctx: Ctx, mode: Any) -> str:
+    mode = str(mode)
     for name in ("CLIP", "FILL_OR_DROP", "PROMISE_IN_BOUNDS"):
         if name in mode:
             return name
-    raise Unmapped(f"{eqn.primitive.name} in mode {mode}")
+    raise Unmapped(f"{ctx.primitive} in mode {mode}")
 
 
-def _plan(w: JaxprWalker, shape: tuple[int, ...], idx: Value, index_map: tuple[int, ...],
+def _plan(ctx: Ctx, shape: tuple[int, ...], idx: Value, index_map: tuple[int, ...],
           collapsed: tuple[int, ...], sizes: list[int], batching: tuple[int, ...],
           idx_batching: tuple[int, ...]) -> _Plan:
-    idx = w.cast(idx, "int64") if w.spec(idx).dtype not in ("int32", "int64") else idx
-    dtype = w.spec(idx).dtype
-    batch = w.spec(idx).shape[:-1]
+    idx = ctx.cast(idx, "int64") if ctx.spec(idx).dtype not in ("int32", "int64") else idx
+    dtype = ctx.spec(idx).dtype
+    batch = ctx.spec(idx).shape[:-1]
     parts, dims = [idx], list(index_map)
     for od, q in zip(batching, idx_batching):  # batching dim: the batch position itself
-        parts.append(_expand_last(w, iota(w, batch, q, dtype)))
+        parts.append(_expand_last(ctx, iota(ctx, batch, q, dtype)))
         dims.append(od)
     collapsed = tuple(collapsed) + tuple(batching)
     for d in range(len(shape)):  # partial windows of unindexed axes start at 0
         if d not in dims and (d in collapsed or sizes[d] < shape[d]):
             parts.append(np.zeros(batch + (1,), numpy_dtype(dtype)))
             dims.append(d)
-    base = parts[0] if len(parts) == 1 else _concat_last(w, parts)
+    base = parts[0] if len(parts) == 1 else _concat_last(ctx, parts)
     return _Plan(dims, [d for d in dims if d not in collapsed],
                  [d for d in range(len(shape)) if d not in dims], base,
                  [shape[d] - sizes[d] for d in dims], batch, [sizes[d] for d in dims])
 
 
-def _expand_last(w: JaxprWalker, v: Value) -> Value:
-    known = w.known(v)
-    return known[..., None] if known is not None else w.emit("expand_dims", [v], axis=[-1])
+def _expand_last(ctx: Ctx, v: Value) -> Value:
+    known = ctx.known(v)
+    return known[..., None] if known is not None else ctx.emit("expand_dims", v, axis=[-1])
 
 
-def _concat_last(w: JaxprWalker, parts: list[Value]) -> Value:
-    if all(w.known(p) is not None for p in parts):
+def _concat_last(ctx: Ctx, parts: list[Value]) -> Value:
+    if all(ctx.known(p) is not None for p in parts):
         return np.concatenate(parts, axis=-1)
-    batch = w.spec(parts[0]).shape[:-1]
-    parts = [w.emit("broadcast_to", [p], shape=list(batch) + [w.spec(p).shape[-1]])
-             if w.spec(p).shape[:-1] != batch else p for p in parts]
-    return w.emit("concat", [parts], axis=-1)
+    batch = ctx.spec(parts[0]).shape[:-1]
+    parts = [ctx.emit("broadcast_to", p, shape=list(batch) + [ctx.spec(p).shape[-1]])
+             if ctx.spec(p).shape[:-1] != batch else p for p in parts]
+    return ctx.emit("concat", parts, axis=-1)
 
 
-def _valid(w: JaxprWalker, plan: _Plan) -> Value | None:
+def _valid(ctx: Ctx, plan: _Plan) -> Value | None:
     """Batch-shaped mask of in-range windows, or None when all are known to be."""
-    known = w.known(plan.base)
+    known = ctx.known(plan.base)
     bounds = np.asarray(plan.bounds, known.dtype if known is not None else
-                        numpy_dtype(w.spec(plan.base).dtype))
+                        numpy_dtype(ctx.spec(plan.base).dtype))
     if known is not None:
         ok = np.all((known >= 0) & (known <= bounds), axis=-1)
         return None if ok.all() else ok
-    inside = w.emit("logical_and", [w.emit("greater_equal", [plan.base, np.zeros_like(bounds)]),
-                                    w.emit("less_equal", [plan.base, bounds])])
-    return w.emit("all", [inside], axis=[-1])
+    inside = ctx.emit("logical_and", ctx.emit("greater_equal", plan.base, np.zeros_like(bounds)),
+                      ctx.emit("less_equal", plan.base, bounds))
+    return ctx.emit("all", inside, axis=[-1])
 
 
-def _clamp(w: JaxprWalker, plan: _Plan) -> Value:
-    known = w.known(plan.base)
+def _clamp(ctx: Ctx, plan: _Plan) -> Value:
+    known = ctx.known(plan.base)
     if known is not None:
         return np.clip(known, 0, np.asarray(plan.bounds, known.dtype))
-    bounds = np.asarray(plan.bounds, numpy_dtype(w.spec(plan.base).dtype))
-    low = w.emit("maximum", [plan.base, np.zeros_like(bounds)])
-    return w.emit("minimum", [low, bounds])
+    bounds = np.asarray(plan.bounds, numpy_dtype(ctx.spec(plan.base).dtype))
+    low = ctx.emit("maximum", plan.base, np.zeros_like(bounds))
+    return ctx.emit("minimum", low, bounds)
 
 
-def _elements(w: JaxprWalker, plan: _Plan, base: Value) -> Value:
+def _elements(ctx: Ctx, plan: _Plan, base: Value) -> Value:
     """Per-element indices `(batch..., window..., k)`: window offsets added to starts."""
     if not plan.windowed:
         return base
     wsizes = [plan.sizes[plan.dims.index(d)] for d in plan.windowed]
-    offsets = np.zeros(wsizes + [len(plan.dims)], numpy_dtype(w.spec(base).dtype))
+    offsets = np.zeros(wsizes + [len(plan.dims)], numpy_dtype(ctx.spec(base).dtype))
     for i, d in enumerate(plan.windowed):
         shape = [1] * len(wsizes)
         shape[i] = wsizes[i]
         offsets[..., plan.dims.index(d)] += np.arange(wsizes[i]).reshape(shape)
-    known = w.known(base)
+    known = ctx.known(base)
     new_shape = list(plan.batch) + [1] * len(wsizes) + [len(plan.dims)]
     if known is not None and known.size * offsets.size <= 4096:
         return known.reshape(new_shape) + offsets
-    return w.emit("add", [w.emit("reshape", [base], shape=new_shape), offsets])
+    return ctx.emit("add", ctx.emit("reshape", base, shape=new_shape), offsets)
 
 
 def _order(current: list[tuple[str, int]], positions: tuple[int, ...],
@@ -135,12 +137,11 @@ def _order(current: list[tuple[str, int]], positions: tuple[int, ...],
     return [current.index(label) for label in desired]
 
 
-def _permute(w: JaxprWalker, x: Value, axes: list[int]) -> Value:
-    return x if axes == sorted(axes) else w.emit("permute_dims", [x], axes=axes)
+def _permute(ctx: Ctx, x: Value, axes: list[int]) -> Value:
+    return x if axes == sorted(axes) else ctx.emit("permute_dims", x, axes=axes)
 
 
-def _fill_value(eqn: JaxprEqn, dtype: np.dtype) -> np.ndarray:
-    fill = eqn.params.get("fill_value")
+def _fill_value(fill: Any, dtype: np.dtype) -> np.ndarray:
     if fill is not None:
         return np.asarray(fill, dtype)
     if dtype.kind == "f" or dtype.name == "bfloat16":
@@ -150,44 +151,44 @@ def _fill_value(eqn: JaxprEqn, dtype: np.dtype) -> np.ndarray:
     return np.asarray(np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max, dtype)
 
 
-def _gather(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> Value:
-    x, idx = ins
-    dn = eqn.params["dimension_numbers"]
-    shape, sizes = w.spec(x).shape, list(eqn.params["slice_sizes"])
-    mode = _mode(eqn)
-    direct = _take_along_axis(w, eqn, x, idx, mode)
+def _gather(ctx: Ctx, x: Value, idx: Value, *, dimension_numbers: Any,
+            slice_sizes: Sequence[int], mode: Any = None, fill_value: Any = None,
+            **_: Any) -> Value:
+    dn = dimension_numbers
+    shape, sizes = ctx.spec(x).shape, list(slice_sizes)
+    mode = _mode(ctx, mode)
+    direct = _take_along_axis(ctx, x, idx, dn, slice_sizes, mode, fill_value)
     if direct is not None:
         return direct
-    plan = _plan(w, shape, idx, tuple(dn.start_index_map), tuple(dn.collapsed_slice_dims),
+    plan = _plan(ctx, shape, idx, tuple(dn.start_index_map), tuple(dn.collapsed_slice_dims),
                  sizes, tuple(dn.operand_batching_dims), tuple(dn.start_indices_batching_dims))
-    valid = _valid(w, plan) if mode == "FILL_OR_DROP" else None
-    base = _clamp(w, plan) if mode == "CLIP" or valid is not None else plan.base
+    valid = _valid(ctx, plan) if mode == "FILL_OR_DROP" else None
+    base = _clamp(ctx, plan) if mode == "CLIP" or valid is not None else plan.base
     current = plan.labels()
     if len(plan.dims) == 1 and not plan.windowed:  # one indexed axis: take
         axis = plan.dims[0]
-        index = base[..., 0] if w.known(base) is not None else w.emit("squeeze", [base],
+        index = base[..., 0] if ctx.known(base) is not None else ctx.emit("squeeze", base,
                                                                         axis=[-1])
-        out = w.emit("take", [x, index], axis=axis)
+        out = ctx.emit("take", x, index, axis=axis)
         current = [("o", d) for d in plan.rest if d < axis] + current[:len(plan.batch)] + \
             [("o", d) for d in plan.rest if d > axis]
     else:
-        moved = _permute(w, x, plan.dims + plan.rest)
-        out = w.emit("gather_nd", [moved, _elements(w, plan, base)])
+        moved = _permute(ctx, x, plan.dims + plan.rest)
+        out = ctx.emit("gather_nd", moved, _elements(ctx, plan, base))
     offsets = sorted(plan.windowed + plan.rest)
-    out = _permute(w, out, _order(current, tuple(dn.offset_dims), offsets))
+    out = _permute(ctx, out, _order(current, tuple(dn.offset_dims), offsets))
     if valid is None:
         return out
-    keep = w.emit("expand_dims", [valid], axis=list(dn.offset_dims)) if dn.offset_dims \
+    keep = ctx.emit("expand_dims", valid, axis=list(dn.offset_dims)) if dn.offset_dims \
         else valid
-    return w.emit("where", [keep, out, _fill_value(eqn, numpy_dtype(w.spec(x).dtype))])
+    return ctx.emit("where", keep, out, _fill_value(fill_value, numpy_dtype(ctx.spec(x).dtype)))
 
 
-def _take_along_axis(w: JaxprWalker, eqn: JaxprEqn, x: Value, idx: Value,
-                     mode: str) -> Value | None:
+def _take_along_axis(ctx: Ctx, x: Value, idx: Value, dn: Any, sizes: Sequence[int],
+                     mode: str, fill_value: Any) -> Value | None:
     """The gather `jnp.take_along_axis` stages: one indexed axis, every other index dim
     batched with the same operand dim, unindexed operand dims broadcast whole."""
-    dn = eqn.params["dimension_numbers"]
-    shape, sizes = w.spec(x).shape, eqn.params["slice_sizes"]
+    shape = ctx.spec(x).shape
     if len(dn.start_index_map) != 1 or tuple(dn.collapsed_slice_dims) != \
             tuple(dn.start_index_map) or not dn.operand_batching_dims or mode == "CLIP":
         return None
@@ -202,56 +203,56 @@ def _take_along_axis(w: JaxprWalker, eqn: JaxprEqn, x: Value, idx: Value,
             if paired else axis
         if p != want:
             return None
-    idx = w.cast(idx, "int64") if w.spec(idx).dtype not in ("int32", "int64") else idx
-    plan = _Plan([axis], [], [], idx, [shape[axis] - 1], w.spec(idx).shape[:-1], [1])
-    valid = _valid(w, plan) if mode == "FILL_OR_DROP" else None
-    base = _clamp(w, plan) if valid is not None else plan.base
-    index = base[..., 0] if w.known(base) is not None else w.emit("squeeze", [base], axis=[-1])
+    idx = ctx.cast(idx, "int64") if ctx.spec(idx).dtype not in ("int32", "int64") else idx
+    plan = _Plan([axis], [], [], idx, [shape[axis] - 1], ctx.spec(idx).shape[:-1], [1])
+    valid = _valid(ctx, plan) if mode == "FILL_OR_DROP" else None
+    base = _clamp(ctx, plan) if valid is not None else plan.base
+    index = base[..., 0] if ctx.known(base) is not None else ctx.emit("squeeze", base, axis=[-1])
     if offsets:
-        index = w.emit("expand_dims", [index], axis=offsets)
-    out = w.emit("take_along_axis", [x, index], axis=axis)
+        index = ctx.emit("expand_dims", index, axis=offsets)
+    out = ctx.emit("take_along_axis", x, index, axis=axis)
     if valid is None:
         return out
-    keep = w.emit("expand_dims", [valid], axis=offsets) if offsets else valid
-    return w.emit("where", [keep, out, _fill_value(eqn, numpy_dtype(w.spec(x).dtype))])
+    keep = ctx.emit("expand_dims", valid, axis=offsets) if offsets else valid
+    return ctx.emit("where", keep, out, _fill_value(fill_value, numpy_dtype(ctx.spec(x).dtype)))
 
 
 def _scatter(op: str) -> Rule:
-    def rule(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> Value:
-        x, idx, updates = ins
-        dn = eqn.params["dimension_numbers"]
-        shape, ushape = w.spec(x).shape, w.spec(updates).shape
+    def rule(ctx: Ctx, x: Value, idx: Value, updates: Value, *, dimension_numbers: Any,
+             mode: Any = None, **_: Any) -> Value:
+        dn = dimension_numbers
+        shape, ushape = ctx.spec(x).shape, ctx.spec(updates).shape
         inserted = tuple(dn.inserted_window_dims) + tuple(dn.operand_batching_dims)
         window = iter(ushape[p] for p in dn.update_window_dims)
         sizes = [1 if d in inserted else next(window) for d in range(len(shape))]
-        plan = _plan(w, shape, idx, tuple(dn.scatter_dims_to_operand_dims),
+        plan = _plan(ctx, shape, idx, tuple(dn.scatter_dims_to_operand_dims),
                      tuple(dn.inserted_window_dims), sizes, tuple(dn.operand_batching_dims),
                      tuple(dn.scatter_indices_batching_dims))
-        mode = _mode(eqn)
-        valid = _valid(w, plan) if mode == "FILL_OR_DROP" else None
-        base = _clamp(w, plan) if mode == "CLIP" else plan.base
+        mode = _mode(ctx, mode)
+        valid = _valid(ctx, plan) if mode == "FILL_OR_DROP" else None
+        base = _clamp(ctx, plan) if mode == "CLIP" else plan.base
         offsets = sorted(plan.windowed + plan.rest)
         order = _order(plan.labels(), tuple(dn.update_window_dims), offsets)
-        updates = _permute(w, updates, [int(i) for i in np.argsort(order)])
-        moved = _permute(w, x, plan.dims + plan.rest)
+        updates = _permute(ctx, updates, [int(i) for i in np.argsort(order)])
+        moved = _permute(ctx, x, plan.dims + plan.rest)
         k = len(plan.dims)
         if valid is not None:  # dropped windows land in a padding slot cut off below
             width = [q for size in plan.sizes for q in (0, size)]
-            moved = w.emit("pad", [moved], pad_width=width + [0, 0] * len(plan.rest))
+            moved = ctx.emit("pad", moved, pad_width=width + [0, 0] * len(plan.rest))
             slot = np.asarray([shape[d] for d in plan.dims],
-                              numpy_dtype(w.spec(base).dtype))
-            base = w.emit("where", [_expand_last(w, valid), base, slot])
-        out = w.emit(op, [moved, _elements(w, plan, base), updates])
+                              numpy_dtype(ctx.spec(base).dtype))
+            base = ctx.emit("where", _expand_last(ctx, valid), base, slot)
+        out = ctx.emit(op, moved, _elements(ctx, plan, base), updates)
         if valid is not None:
-            out = static_slice(w, out, [0] * (k + len(plan.rest)),
+            out = static_slice(ctx, out, [0] * (k + len(plan.rest)),
                                [shape[d] for d in plan.dims + plan.rest])
-        return _permute(w, out, [int(i) for i in np.argsort(plan.dims + plan.rest)])
+        return _permute(ctx, out, [int(i) for i in np.argsort(plan.dims + plan.rest)])
     return rule
 
 
-INDEX_RULES: dict[str, Rule] = {
+INDEX: dict[str, Rule] = {
     "gather": _gather,
     "scatter": _scatter("scatter_nd"),
     "scatter-add": _scatter("scatter_add"),
-    "scatter_add": _scatter("scatter_add"),
 }
+"""Indexing lax primitive name -> rule."""

@@ -1,38 +1,39 @@
-"""Contractions, convolutions, pooling windows, scans and sorting: lax -> registry ops."""
+"""Contractions, convolutions, pooling windows and sorting: lax -> registry ops."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-from jax.extend.core import JaxprEqn
 
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
+from .common import Rule, Unmapped
+from .jax_ctx import Ctx, Value
 from .jax_shape import pad_general, static_slice
-from .jax_walk import JaxprWalker, Rule, Unmapped, Value
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _dot_general(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> Value:
+def _dot_general(ctx: Ctx, *ins: Value, dimension_numbers: Any, **_: Any) -> Value:
     """Output dims of dot_general: batch, then x's free dims, then y's free dims; matmul
     or tensordot where they say exactly that, einsum otherwise. Operands go to the
     result dtype first (preferred_element_type accumulates in it)."""
-    dtype = w.out(eqn).dtype
-    x, y = (w.cast(v, dtype) for v in ins)
-    (cx, cy), (bx, by) = eqn.params["dimension_numbers"]
+    dtype = ctx.out.dtype
+    x, y = (ctx.cast(v, dtype) for v in ins)
+    (cx, cy), (bx, by) = dimension_numbers
     cx, cy, bx, by = tuple(cx), tuple(cy), tuple(bx), tuple(by)
-    rx, ry = w.spec(x).rank, w.spec(y).rank
+    rx, ry = ctx.spec(x).rank, ctx.spec(y).rank
     nb = len(bx)
     plain = not nb and cx == (rx - 1,) and cy == (0,) and ry in (1, 2)
     batched = nb and bx == by == tuple(range(nb)) and rx == ry == nb + 2 and \
         cx == (nb + 1,) and cy == (nb,)
     if plain or batched:
-        return w.emit("matmul", [x, y])
+        return ctx.emit("matmul", x, y)
     if not nb:
-        return w.emit("tensordot", [x, y], axes_x=list(cx), axes_y=list(cy))
+        return ctx.emit("tensordot", x, y, axes_x=list(cx), axes_y=list(cy))
     lx = list(_LETTERS[:rx])
     ly = list(_LETTERS[rx:rx + ry])
     for i, j in zip(cx + bx, cy + by):
@@ -40,22 +41,24 @@ def _dot_general(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> Value:
     out = [lx[i] for i in bx] + [lx[i] for i in range(rx) if i not in cx + bx] + \
         [ly[j] for j in range(ry) if j not in cy + by]
     eq = f"{''.join(lx)},{''.join(ly)}->{''.join(out)}"
-    return w.emit("einsum", [[x, y]], equation=eq)
+    return ctx.emit("einsum", [x, y], equation=eq)
 
 
 def _inverse(perm: Sequence[int]) -> list[int]:
     return [int(i) for i in np.argsort(perm)]
 
 
-def _conv(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> Value:
+def _conv(ctx: Ctx, *ins: Value, window_strides: Sequence[int],
+          padding: Sequence[tuple[int, int]], lhs_dilation: Sequence[int],
+          rhs_dilation: Sequence[int], dimension_numbers: Any, feature_group_count: int,
+          batch_group_count: int, **_: Any) -> Value:
     """conv_general_dilated: NHWC/HWIO runs channels-last as is, any other layout is
     permuted to channels-first; lhs (input) dilation makes it a transposed conv."""
-    p = eqn.params
-    if p["batch_group_count"] != 1:
+    if batch_group_count != 1:
         raise Unmapped("conv_general_dilated with batch_group_count > 1")
-    dtype = w.out(eqn).dtype
-    x, k = (w.cast(v, dtype) for v in ins)
-    dn = p["dimension_numbers"]
+    dtype = ctx.out.dtype
+    x, k = (ctx.cast(v, dtype) for v in ins)
+    dn = dimension_numbers
     lhs, rhs, out = tuple(dn.lhs_spec), tuple(dn.rhs_spec), tuple(dn.out_spec)
     r = len(lhs)
     n = r - 2
@@ -64,47 +67,46 @@ def _conv(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> Value:
         layout, spatial = "channels_last", list(range(1, r - 1))
     else:
         layout, spatial = "channels_first", list(range(2, r))
-        x = _permute(w, x, lhs)
-        k = _permute(w, k, rhs)
-    pads = [tuple(pq) for pq in p["padding"]]
-    lhs_dil, dil, strides = list(p["lhs_dilation"]), list(p["rhs_dilation"]), \
-        list(p["window_strides"])
-    groups = p["feature_group_count"]
-    kernel = [w.spec(k).shape[a] for a in (range(n) if layout == "channels_last"
+        x = _permute(ctx, x, lhs)
+        k = _permute(ctx, k, rhs)
+    pads = [tuple(pq) for pq in padding]
+    lhs_dil, dil, strides = list(lhs_dilation), list(rhs_dilation), list(window_strides)
+    groups = feature_group_count
+    kernel = [ctx.spec(k).shape[a] for a in (range(n) if layout == "channels_last"
                                            else range(2, r))]
     y = None
     if any(d > 1 for d in lhs_dil):
-        y = _as_transposed_conv(w, x, k, pads, lhs_dil, dil, strides, kernel, groups, layout)
+        y = _as_transposed_conv(ctx, x, k, pads, lhs_dil, dil, strides, kernel, groups, layout)
         if y is None:  # dilate the input explicitly, then an ordinary conv
             config = [(0, 0, 0)] * r
             for a, d in zip(spatial, lhs_dil):
                 config[a] = (0, 0, d - 1)
-            x = pad_general(w, x, config, np.zeros((), numpy_dtype(dtype)))
+            x = pad_general(ctx, x, config, np.zeros((), numpy_dtype(dtype)))
     if y is None:
-        x, pads = _crop_negative(w, x, pads, spatial)
-        y = w.emit("conv", [x, k, None], strides=strides, padding=[q for pq in pads for q in pq],
+        x, pads = _crop_negative(ctx, x, pads, spatial)
+        y = ctx.emit("conv", x, k, None, strides=strides, padding=[q for pq in pads for q in pq],
                    dilations=dil, groups=groups, layout=layout)
     if layout == "channels_first":
-        y = _permute(w, y, _inverse(out))
+        y = _permute(ctx, y, _inverse(out))
     return y
 
 
-def _permute(w: JaxprWalker, x: Value, axes: Sequence[int]) -> Value:
+def _permute(ctx: Ctx, x: Value, axes: Sequence[int]) -> Value:
     axes = [int(a) for a in axes]
-    return x if axes == sorted(axes) else w.emit("permute_dims", [x], axes=axes)
+    return x if axes == sorted(axes) else ctx.emit("permute_dims", x, axes=axes)
 
 
-def _crop_negative(w: JaxprWalker, x: Value, pads: list[tuple[int, int]],
+def _crop_negative(ctx: Ctx, x: Value, pads: list[tuple[int, int]],
                    spatial: list[int]) -> tuple[Value, list[tuple[int, int]]]:
     """Negative conv padding crops the input (the registry conv pads by >= 0)."""
-    shape = w.spec(x).shape
+    shape = ctx.spec(x).shape
     start, stop = [0] * len(shape), list(shape)
     for a, (lo, hi) in zip(spatial, pads):
         start[a], stop[a] = max(-lo, 0), shape[a] - max(-hi, 0)
-    return static_slice(w, x, start, stop), [(max(lo, 0), max(hi, 0)) for lo, hi in pads]
+    return static_slice(ctx, x, start, stop), [(max(lo, 0), max(hi, 0)) for lo, hi in pads]
 
 
-def _as_transposed_conv(w: JaxprWalker, x: Value, k: Value, pads: list[tuple[int, int]],
+def _as_transposed_conv(ctx: Ctx, x: Value, k: Value, pads: list[tuple[int, int]],
                         lhs_dil: list[int], dil: list[int], strides: list[int],
                         kernel: list[int], groups: int, layout: str) -> Value | None:
     """A stride-1 conv over the input dilated by s is conv_transpose with stride s, the
@@ -122,19 +124,19 @@ def _as_transposed_conv(w: JaxprWalker, x: Value, k: Value, pads: list[tuple[int
         extra.append(op)
     n = len(kernel)
     spatial = list(range(n)) if layout == "channels_last" else list(range(2, n + 2))
-    k = w.emit("flip", [k], axis=spatial)
-    shape = list(w.spec(k).shape)
+    k = ctx.emit("flip", k, axis=spatial)
+    shape = list(ctx.spec(k).shape)
     if layout == "channels_last":  # (*k, I/g, O) -> (*k, O/g, I)
         cin_g, cout = shape[-2:]
-        k = w.emit("reshape", [k], shape=kernel + [cin_g, groups, cout // groups])
-        k = _permute(w, k, list(range(n)) + [n + 2, n + 1, n])
-        k = w.emit("reshape", [k], shape=kernel + [cout // groups, groups * cin_g])
+        k = ctx.emit("reshape", k, shape=kernel + [cin_g, groups, cout // groups])
+        k = _permute(ctx, k, list(range(n)) + [n + 2, n + 1, n])
+        k = ctx.emit("reshape", k, shape=kernel + [cout // groups, groups * cin_g])
     else:  # (O, I/g, *k) -> (I, O/g, *k)
         cout, cin_g = shape[:2]
-        k = w.emit("reshape", [k], shape=[groups, cout // groups, cin_g] + kernel)
-        k = _permute(w, k, [0, 2, 1] + list(range(3, n + 3)))
-        k = w.emit("reshape", [k], shape=[groups * cin_g, cout // groups] + kernel)
-    return w.emit("conv_transpose", [x, k, None], strides=lhs_dil, padding=padding,
+        k = ctx.emit("reshape", k, shape=[groups, cout // groups, cin_g] + kernel)
+        k = _permute(ctx, k, [0, 2, 1] + list(range(3, n + 3)))
+        k = ctx.emit("reshape", k, shape=[groups * cin_g, cout // groups] + kernel)
+    return ctx.emit("conv_transpose", x, k, None, strides=lhs_dil, padding=padding,
                   output_padding=extra, dilations=dil, groups=groups, layout=layout)
 
 
@@ -144,45 +146,46 @@ def _reduce_window(kind: str) -> Rule:
     Window axes of size 1, stride 1 and no padding are batch/channel axes; the others
     are spatial. NHWC and NCHW windows pool in place; other layouts move the spatial
     axes last and fold the rest into the batch."""
-    def rule(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> Value:
-        p = eqn.params
-        x = ins[0]
-        spec = w.spec(x)
-        if any(d != 1 for d in p["base_dilation"]):
+    def rule(ctx: Ctx, x: Value, *, window_dimensions: Sequence[int],
+             window_strides: Sequence[int], padding: Sequence[tuple[int, int]],
+             base_dilation: Sequence[int], window_dilation: Sequence[int],
+             **_: Any) -> Value:
+        spec = ctx.spec(x)
+        if any(d != 1 for d in base_dilation):
             raise Unmapped(f"reduce_window_{kind} with base dilation")
         if kind == "sum" and (spec.dtype not in FLOATS
-                              or any(d != 1 for d in p["window_dilation"])):
+                              or any(d != 1 for d in window_dilation)):
             raise Unmapped(f"reduce_window_{kind} on {spec.dtype} or with window dilation")
-        win = list(zip(p["window_dimensions"], p["window_strides"],
-                       [tuple(q) for q in p["padding"]], p["window_dilation"]))
+        win = list(zip(window_dimensions, window_strides, [tuple(q) for q in padding],
+                       window_dilation))
         active = [i for i, v in enumerate(win) if v != (1, 1, (0, 0), 1)]
         if not active:
             return x
         if kind == "min":
-            return w.emit("negative", [_pool(w, "max", w.emit("negative", [x]), win, active)])
-        return _pool(w, kind, x, win, active)
+            return ctx.emit("negative", _pool(ctx, "max", ctx.emit("negative", x), win, active))
+        return _pool(ctx, kind, x, win, active)
     return rule
 
 
-def _pool(w: JaxprWalker, kind: str, x: Value, win: list[tuple], active: list[int]) -> Value:
-    shape = list(w.spec(x).shape)
+def _pool(ctx: Ctx, kind: str, x: Value, win: list[tuple], active: list[int]) -> Value:
+    shape = list(ctx.spec(x).shape)
     r = len(shape)
     if r >= 3 and 0 not in active and r - 1 not in active:
-        return _pool_layout(w, kind, x, win, list(range(1, r - 1)), "channels_last")
+        return _pool_layout(ctx, kind, x, win, list(range(1, r - 1)), "channels_last")
     if r >= 3 and 0 not in active and 1 not in active:
-        return _pool_layout(w, kind, x, win, list(range(2, r)), "channels_first")
+        return _pool_layout(ctx, kind, x, win, list(range(2, r)), "channels_first")
     rest = [i for i in range(r) if i not in active]
     perm = rest + active
-    y = _permute(w, x, perm)
-    y = w.emit("reshape", [y], shape=[math.prod(shape[i] for i in rest), 1] +
+    y = _permute(ctx, x, perm)
+    y = ctx.emit("reshape", y, shape=[math.prod(shape[i] for i in rest), 1] +
                [shape[i] for i in active])
-    y = _pool_layout(w, kind, y, [(1, 1, (0, 0), 1)] * 2 + [win[i] for i in active],
+    y = _pool_layout(ctx, kind, y, [(1, 1, (0, 0), 1)] * 2 + [win[i] for i in active],
                      list(range(2, 2 + len(active))), "channels_first")
-    y = w.emit("reshape", [y], shape=[shape[i] for i in rest] + list(w.spec(y).shape[2:]))
-    return _permute(w, y, _inverse(perm))
+    y = ctx.emit("reshape", y, shape=[shape[i] for i in rest] + list(ctx.spec(y).shape[2:]))
+    return _permute(ctx, y, _inverse(perm))
 
 
-def _pool_layout(w: JaxprWalker, kind: str, x: Value, win: list[tuple], spatial: list[int],
+def _pool_layout(ctx: Ctx, kind: str, x: Value, win: list[tuple], spatial: list[int],
                  layout: str) -> Value:
     kernel = [win[i][0] for i in spatial]
     strides = [win[i][1] for i in spatial]
@@ -193,22 +196,22 @@ def _pool_layout(w: JaxprWalker, kind: str, x: Value, win: list[tuple], spatial:
         config = [(0, 0, 0)] * len(win)
         for a, pq in zip(spatial, pads):
             config[a] = (pq[0], pq[1], 0)
-        x = pad_general(w, x, config, _identity(w, kind, x))
+        x = pad_general(ctx, x, config, _identity(ctx, kind, x))
         pads = [(0, 0)] * len(spatial)
     padding = [q for pq in pads for q in pq]
     if kind == "max":
-        return w.emit("max_pool", [x], kernel=kernel, strides=strides, padding=padding,
+        return ctx.emit("max_pool", x, kernel=kernel, strides=strides, padding=padding,
                       dilations=dil if any(d != 1 for d in dil) else None, layout=layout)
-    avg = w.emit("avg_pool", [x], kernel=kernel, strides=strides, padding=padding,
+    avg = ctx.emit("avg_pool", x, kernel=kernel, strides=strides, padding=padding,
                  count_include_pad=True, layout=layout)
     size = float(math.prod(kernel))
-    total = w.emit("multiply", [avg, np.asarray(size, numpy_dtype(w.spec(x).dtype))])
-    w.window_sums[total] = (avg, size)
+    total = ctx.emit("multiply", avg, np.asarray(size, numpy_dtype(ctx.spec(x).dtype)))
+    ctx.window_sums[total] = (avg, size)
     return total
 
 
-def _identity(w: JaxprWalker, kind: str, x: Value) -> np.ndarray:
-    dtype = w.spec(x).dtype
+def _identity(ctx: Ctx, kind: str, x: Value) -> np.ndarray:
+    dtype = ctx.spec(x).dtype
     if kind == "sum":
         return np.zeros((), np.float64)
     if dtype == "bool":
@@ -218,59 +221,46 @@ def _identity(w: JaxprWalker, kind: str, x: Value) -> np.ndarray:
     return np.asarray(-np.inf)
 
 
-def _cumulative(op: str) -> Rule:
-    def rule(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> Value:
-        axis = eqn.params["axis"]
-        x = ins[0]
-        if not eqn.params.get("reverse", False):
-            return w.emit(op, [x], axis=axis)
-        flipped = w.emit(op, [w.emit("flip", [x], axis=[axis])], axis=axis)
-        return w.emit("flip", [flipped], axis=[axis])
-    return rule
-
-
-def _sort(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
+def _sort(ctx: Ctx, *ins: Value, dimension: int, num_keys: int, **_: Any) -> list[Value]:
     """sort orders every operand by the first (num_keys=1, stable): the keys sort, an
     iota along the axis becomes argsort, any other operand is gathered by it."""
-    axis, n_keys = eqn.params["dimension"], eqn.params["num_keys"]
+    axis, n_keys = dimension, num_keys
     if n_keys != 1:
         raise Unmapped("sort with several keys")
     keys = ins[0]
-    outs: list[Value] = [w.emit("sort", [keys], axis=axis)]
+    outs: list[Value] = [ctx.emit("sort", keys, axis=axis)]
     if len(ins) > 1:
-        order = w.emit("argsort", [keys], axis=axis)
+        order = ctx.emit("argsort", keys, axis=axis)
         for i, other in enumerate(ins[1:], start=1):
-            dtype = w.out(eqn, i).dtype
-            if _is_iota(w, other, axis):
-                outs.append(w.cast(order, dtype))
+            dtype = ctx.outs[i].dtype
+            if _is_iota(ctx, other, axis):
+                outs.append(ctx.cast(order, dtype))
             else:
-                outs.append(w.emit("take_along_axis", [other, order], axis=axis))
+                outs.append(ctx.emit("take_along_axis", other, order, axis=axis))
     return outs
 
 
-def _is_iota(w: JaxprWalker, v: Value, axis: int) -> bool:
-    known = w.known(v)
+def _is_iota(ctx: Ctx, v: Value, axis: int) -> bool:
+    known = ctx.known(v)
     if known is None:
-        return w.iotas.get(v) == axis
+        return ctx.iotas.get(v) == axis
     shape = known.shape
     ramp = np.arange(shape[axis]).reshape([-1 if i == axis else 1 for i in range(len(shape))])
     return bool(np.array_equal(known, np.broadcast_to(ramp, shape)))
 
 
-def _top_k(w: JaxprWalker, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
-    axis = eqn.params.get("axis", -1)
-    values, indices = w.emit_all("top_k", ins, k=eqn.params["k"], axis=axis)
-    return [values, w.cast(indices, w.out(eqn, 1).dtype)]
+def _top_k(ctx: Ctx, x: Value, *, k: int, axis: int = -1, **_: Any) -> list[Value]:
+    values, indices = ctx.emit_all("top_k", x, k=k, axis=axis)
+    return [values, ctx.cast(indices, ctx.outs[1].dtype)]
 
 
-NN_RULES: dict[str, Rule] = {
+NN: dict[str, Rule] = {
     "dot_general": _dot_general,
     "conv_general_dilated": _conv,
     "reduce_window_max": _reduce_window("max"),
     "reduce_window_min": _reduce_window("min"),
     "reduce_window_sum": _reduce_window("sum"),
-    "cumsum": _cumulative("cumsum"),
-    "cumprod": _cumulative("cumprod"),
     "sort": _sort,
     "top_k": _top_k,
 }
+"""Layer lax primitive name -> rule: contractions, convolutions, pooling, sorting."""

@@ -1,4 +1,12 @@
-"""The one walker over a jaxpr: equations in order, each through the `LAX_TO_IVY` table.
+"""The one walker over a jaxpr: equations in order, each through the lax table.
+
+The table (`importers.jax.TABLE`, assembled from the op-family modules `jax_math`,
+`jax_reduce`, `jax_shape`, `jax_index` and `jax_nn`) maps a lax primitive name to a
+`Rule`, called as `rule(ctx, *ins, **eqn.params)`: the equation's input values
+positionally, its params as keywords, and a `jax_ctx.Ctx` for that one equation (its
+result types, emitting, casting, known values, and the state equations share). The rule
+returns the result value or the list of results. A primitive without an entry, or a
+rule raising `Unmapped`, is recorded for the all-at-once unsupported-op report.
 
 Values flowing between equations are either SSA values of the IR being built or
 *known* NumPy arrays (literals, closed-over constants, and results of equations whose
@@ -14,7 +22,7 @@ count; `cond` with a known predicate inlines the chosen branch.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,38 +30,26 @@ from jax.extend.core import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal
 from xdsl.ir import Attribute, SSAValue
 
 from ivy_ir.core.errors import TraceError
-from ivy_ir.core.graph import INLINE_LIMIT
 from ivy_ir.core.locations import OWN_DIRS, short_path
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
-from ivy_ir.dialect.types import dtype_name, numpy_dtype
+from ivy_ir.dialect.types import dtype_name
 
-from .common import ImportBuilder, location, location_str, spec_of
+from .common import ImportBuilder, Rule, Unmapped, location, location_str
+from .jax_ctx import FOLD_LIMIT, Ctx, Value
 
 try:  # JAX's own user-frame heuristics (private: without them ops carry no location)
     from jax._src import source_info_util
 except ImportError:  # pragma: no cover
     source_info_util = None
 
-Value = SSAValue | np.ndarray
-Rule = Callable[["JaxprWalker", JaxprEqn, list[Value]], Value | list[Value]]
-
-FOLD_LIMIT = INLINE_LIMIT
-"""Equations on known inputs are evaluated at import time when their results are this
-small: larger results stay ops (an `iota` of 1000 reads better as `ivy.arange`)."""
 UNROLL_LIMIT = 20000
 """Most equations a `scan` may unroll into (trip count x body size)."""
 INLINED = ("jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
            "custom_vjp_call_jaxpr", "checkpoint", "remat", "remat2", "custom_lin")
+"""Higher-order primitives whose body is walked in place (older JAX names included)."""
 _BODY_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
-
-
-class Unmapped(Exception):
-    """Raised by a rule for a use of its primitive that has no exact registry form (the
-    equation is then reported as unsupported, with its location)."""
-
-
 
 
 def representable(aval: Any) -> bool:
@@ -65,24 +61,23 @@ def representable(aval: Any) -> bool:
     return hasattr(aval, "shape")
 
 
+def aval_spec(aval: Any) -> TensorSpec:
+    """JAX's type of a (representable) abstract value."""
+    return TensorSpec(tuple(aval.shape), dtype_name(aval.dtype))
+
+
 class JaxprWalker:
     """Imports jaxpr equations into an `ImportBuilder`, one table rule per primitive."""
 
-    def __init__(self, builder: ImportBuilder):
-        from .jax_rules import LAX_TO_IVY  # the rule modules import this one
-
+    def __init__(self, builder: ImportBuilder, table: Mapping[str, Rule]):
         self.b = builder
-        self.rules = LAX_TO_IVY
-        self._constants: dict[Any, tuple[np.ndarray, SSAValue]] = {}
+        self.rules = table
+        self.ctx = Ctx(builder)
+        """The state the equations share; each rule gets `ctx.for_equation(...)`."""
         self._locations: dict[int, Attribute] = {}
-        self.window_sums: dict[SSAValue, tuple[SSAValue, float]] = {}
-        """`reduce_window_sum` results: the average pool they came from and the window
-        size, so that `sum / size` (Flax `avg_pool`) imports as the pool itself."""
         self.pinned: Attribute | None = None
         """Location of a library function's call (jnp.pad, jax.nn.relu) while its body is
         walked: the body's own frames come from whichever call traced it first."""
-        self.iotas: dict[SSAValue, int] = {}
-        """`iota` results and their dimension (`argsort` is a sort keyed on an iota)."""
 
     # ---- walking ----
     def run(self, jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Value]) -> list[Value]:
@@ -115,8 +110,9 @@ class JaxprWalker:
         rule = self.rules.get(name)
         if rule is None or not all(representable(v.aval) for v in eqn.outvars):
             return self.unsupported(eqn)
+        ctx = self.ctx.for_equation(name, [aval_spec(v.aval) for v in eqn.outvars])
         try:
-            out = rule(self, eqn, ins)
+            out = rule(ctx, *ins, **eqn.params)
         except Unmapped:
             return self.unsupported(eqn)
         except (InferError, AttrError, TypeError, ValueError) as exc:
@@ -141,8 +137,8 @@ class JaxprWalker:
 
     def unsupported(self, eqn: JaxprEqn, record: bool = True) -> list[Value]:
         """Placeholders for `eqn`'s results; the op joins the all-at-once report."""
-        specs = [TensorSpec(tuple(v.aval.shape), dtype_name(v.aval.dtype))
-                 if representable(v.aval) else TensorSpec((), "float32") for v in eqn.outvars]
+        specs = [aval_spec(v.aval) if representable(v.aval) else TensorSpec((), "float32")
+                 for v in eqn.outvars]
         if record:
             return self.b.unsupported(eqn.primitive.name, specs)
         return [self.b.emit("zeros", shape=list(s.shape), dtype=s.dtype) for s in specs]
@@ -190,7 +186,7 @@ class JaxprWalker:
         xs = ins[n_consts + n_carry:]
         steps: dict[int, list[Value]] = {}
         for i in (reversed(range(n)) if p["reverse"] else range(n)):
-            outs = self.run(body.jaxpr, body.consts, consts + carry + [self.index0(x, i)
+            outs = self.run(body.jaxpr, body.consts, consts + carry + [self.ctx.index0(x, i)
                                                                         for x in xs])
             carry, steps[i] = outs[:n_carry], outs[n_carry:]
         ys = []
@@ -201,68 +197,20 @@ class JaxprWalker:
             elif all(isinstance(c, np.ndarray) for c in column):
                 ys.append(np.stack(column))
             else:
-                ys.append(self.emit("stack", [column], axis=0))
+                ys.append(self.ctx.emit("stack", column, axis=0))
         return carry + ys
 
     def _cond(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
-        index = self.known(ins[0])
+        index = self.ctx.known(ins[0])
         if index is None:
             return self.unsupported(eqn)
         branches = eqn.params["branches"]
         branch = branches[int(np.clip(int(index), 0, len(branches) - 1))]
         return self.run(branch.jaxpr, branch.consts, ins[1:])
 
-    # ---- helpers for the rules ----
     def ssa(self, value: Value) -> SSAValue:
-        """An SSA value for `value`; a known array becomes a constant (once)."""
-        if isinstance(value, SSAValue):
-            return value
-        # small constants are shared by value (each literal read is a fresh array)
-        key: Any = (value.dtype.str, value.shape, value.tobytes()) \
-            if value.size <= INLINE_LIMIT else id(value)
-        if key not in self._constants:
-            self._constants[key] = (value, self.b.constant(value))
-        return self._constants[key][1]
-
-    def emit(self, op: str, operands: Sequence[Value | None] = (), **attrs: Any) -> SSAValue:
-        return self.emit_all(op, operands, **attrs)[0]
-
-    def emit_all(self, op: str, operands: Sequence[Value | None] = (),
-                 **attrs: Any) -> list[SSAValue]:
-        return self.b.emit_all(op, [self._operand(v) for v in operands], **attrs)
-
-    def _operand(self, v: Value | list[Value] | None) -> Any:
-        if isinstance(v, list):
-            return [self.ssa(x) for x in v]
-        return None if v is None else self.ssa(v)
-
-    def cast(self, value: Value, dtype: str) -> Value:
-        """`value` in `dtype` (an `astype` op only where the dtype differs)."""
-        if isinstance(value, np.ndarray):
-            return value.astype(numpy_dtype(dtype), copy=False)
-        return self.b.cast(value, dtype)
-
-    @staticmethod
-    def known(value: Value) -> np.ndarray | None:
-        return value if isinstance(value, np.ndarray) else None
-
-    @staticmethod
-    def spec(value: Value) -> TensorSpec:
-        return TensorSpec.of(value) if isinstance(value, np.ndarray) else spec_of(value)
-
-    @staticmethod
-    def out(eqn: JaxprEqn, i: int = 0) -> TensorSpec:
-        aval = eqn.outvars[i].aval
-        return TensorSpec(tuple(aval.shape), dtype_name(aval.dtype))
-
-    def index0(self, x: Value, i: int) -> Value:
-        """`x[i]` along the leading axis."""
-        if isinstance(x, np.ndarray):
-            return np.asarray(x[i])
-        shape = self.spec(x).shape
-        part = self.emit("slice", [x], start=[i] + [0] * (len(shape) - 1),
-                         stop=[i + 1, *shape[1:]], step=[1] * len(shape))
-        return self.emit("squeeze", [part], axis=[0])
+        """An SSA value for `value` (a known array becomes a constant, once)."""
+        return self.ctx.ssa(value)
 
 
 def _user_frame(tb: Any) -> Any:

@@ -11,11 +11,17 @@ What NumPy calls mean is NumPy's business: promotion, axes and errors come from 
 itself (see `numpy_array`), and results match `fn` run on NumPy arrays, dtypes
 included. Python control flow runs once, on the traced shapes: loops over static sizes
 unroll, while branching on traced data raises `ivy_ir.TraceError` at the user's line.
+
+This module is the only one that sees every part: it merges the op families' tables
+(`numpy_math`, `numpy_reduce`, `numpy_shape`, `numpy_index`, `numpy_linalg`) into
+`TABLE` and gives the session the handlers that dispatch to them, so the recording
+array (`numpy_array`) imports no op family and no family imports this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,9 +30,35 @@ from ivy_ir.core.graph import input_names, is_array
 from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec
 
-from . import numpy_methods  # noqa: F401  (operators and methods of NpArray)
-from .common import ImportBuilder, dtype_of
-from .numpy_array import NpArray, Session
+from .common import ImportBuilder, Rule, dtype_of
+from .numpy_array import Handlers, NpArray, Session
+from .numpy_context import call_function
+from .numpy_index import INDEX, get_item, set_item
+from .numpy_linalg import LINALG
+from .numpy_math import MATH, ONE_TO_ONE, UFUNCS, call_ufunc
+from .numpy_reduce import REDUCE
+from .numpy_shape import SHAPE
+
+
+def _merge_tables(*tables: dict[str, Rule]) -> dict[str, Rule]:
+    merged: dict[str, Rule] = {}
+    for table in tables:
+        clash = sorted(set(merged) & set(table))
+        if clash:
+            raise ValueError(f"NumPy names mapped twice: {', '.join(clash)}")
+        merged.update(table)
+    return merged
+
+
+FUNCTIONS: dict[str, Rule] = _merge_tables(MATH, REDUCE, SHAPE, INDEX, LINALG)
+"""NumPy function (public name, `sum`, `linalg.inv`) -> its rule; see `numpy_context`."""
+TABLE: dict[str, Rule] = _merge_tables(FUNCTIONS, UFUNCS)
+"""Every NumPy name the importer maps: the functions and the ufuncs (`ufunc.__name__`)."""
+__all__ = ["FUNCTIONS", "ONE_TO_ONE", "TABLE", "UFUNCS", "import_program"]
+
+HANDLERS = Handlers(ufunc=call_ufunc, function=partial(call_function, FUNCTIONS),
+                    get_item=get_item, set_item=set_item)
+"""How traced arrays dispatch the NumPy calls they receive."""
 
 
 def _as_numpy(x: Any) -> np.ndarray:
@@ -90,7 +122,7 @@ def import_program(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[s
             raise TypeError(f"input '{arg_name}' has dtype {arr.dtype}, which the ivy dialect "
                             "does not support") from None
     builder = ImportBuilder("numpy", specs, names)
-    session = Session(builder)
+    session = Session(builder, HANDLERS)
     inputs = iter(builder.inputs)
     call_args: list[Any] = [NpArray(session, next(inputs)) if is_array(a) else a for a in args]
     if takes_tree:

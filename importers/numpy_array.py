@@ -1,8 +1,12 @@
 """The NumPy tracer: `NpArray` stands in for an `np.ndarray` while a NumPy program runs.
 
 NumPy hands every call on such an object back to it (`__array_ufunc__` for ufuncs and
-operators, `__array_function__` for `np.sum`, `np.einsum`, ...), and the handlers in
-`numpy_ufuncs`/`numpy_functions` record registry ops through the trace's `Session`.
+operators, `__array_function__` for `np.sum`, `np.einsum`, ...; operators and methods
+are spelled as those calls in `numpy_methods`). The array passes each call, and its
+indexing, to the `Handlers` of its trace's `Session`, which the entry module
+(`importers.numpy`) fills from the op-family modules: those record registry ops and
+import this module, never the other way round.
+
 NumPy itself is the oracle for what a call means: its result dtype and shape come from
 `ufunc.resolve_dtypes` or from running the same function on zero arrays of the operands'
 shapes and dtypes, so promotion (NEP 50: Python scalars weak, NumPy scalars strong),
@@ -23,6 +27,7 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,6 +40,7 @@ from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import numpy_dtype
 
 from .common import ImportBuilder, dtype_of, location_str
+from .numpy_methods import ArrayMethods
 
 _NUMPY_DIR = (os.path.dirname(np.__file__) + os.sep,)
 
@@ -58,11 +64,26 @@ class ViewStep(Protocol):
     def put(self, session: Session, parent: SSAValue, new: SSAValue) -> SSAValue: ...
 
 
-class Session:
-    """One NumPy trace: the ImportBuilder plus NumPy-flavoured helpers around it."""
+@dataclass(frozen=True)
+class Handlers:
+    """What a traced array does with the NumPy calls it receives: given to the `Session`
+    by the entry module, so that this module needs none of the op tables."""
 
-    def __init__(self, builder: ImportBuilder):
+    ufunc: Callable[[Session, np.ufunc, str, tuple[Any, ...], dict[str, Any]], Any]
+    """`(session, ufunc, method, inputs, kwargs)`, as `__array_ufunc__` gets them."""
+    function: Callable[[Session, Any, tuple[Any, ...], dict[str, Any]], Any]
+    """`(session, func, args, kwargs)`, as `__array_function__` gets them."""
+    get_item: Callable[[NpArray, Any], NpArray]
+    set_item: Callable[[NpArray, Any, Any], None]
+
+
+class Session:
+    """One NumPy trace: the ImportBuilder plus NumPy-flavoured helpers around it, and
+    the handlers of the NumPy calls its arrays receive."""
+
+    def __init__(self, builder: ImportBuilder, handlers: Handlers):
         self.builder = builder
+        self.handlers = handlers
 
     # ---- where we are ----
     def here(self) -> None:
@@ -94,10 +115,11 @@ class Session:
             raise TypeError(f"{self.where}: NumPy dtype {np.dtype(dtype)} has no equivalent in "
                             "the ivy dialect") from None
 
-    def emit(self, op: str, operands: Sequence[Any] = (), **attrs: Any) -> SSAValue:
+    def emit(self, op: str, *operands: Any, **attrs: Any) -> SSAValue:
+        """Registry op `op` (a variadic operand is one list); its (first) result."""
         return self.builder.emit(op, operands, **attrs)
 
-    def emit_all(self, op: str, operands: Sequence[Any] = (), **attrs: Any) -> list[SSAValue]:
+    def emit_all(self, op: str, *operands: Any, **attrs: Any) -> list[SSAValue]:
         return self.builder.emit_all(op, operands, **attrs)
 
     def cast(self, value: SSAValue, dtype: Any) -> SSAValue:
@@ -207,7 +229,7 @@ class Storage:
         self.poisoned: str | None = None
 
 
-class NpArray:
+class NpArray(ArrayMethods):
     """A traced `np.ndarray`: NumPy functions, ufuncs, operators, methods and indexing
     on it are recorded as ivy ops (operators and methods: `numpy_methods`)."""
 
@@ -269,27 +291,19 @@ class NpArray:
         return f"NpArray(shape={self.shape}, dtype={self._dtype})"
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from .numpy_ufuncs import call_ufunc
-
-        return call_ufunc(self.session, ufunc, method, inputs, kwargs)
+        return self.session.handlers.ufunc(self.session, ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: tuple[Any, ...],
                            kwargs: dict[str, Any]) -> Any:
-        from .numpy_functions import call_function
-
-        return call_function(self.session, func, args, kwargs)
+        return self.session.handlers.function(self.session, func, args, kwargs)
 
     def __getitem__(self, key: Any) -> NpArray:
-        from .numpy_index import get_item
-
         self.session.here()
-        return get_item(self, key)
+        return self.session.handlers.get_item(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from .numpy_index import set_item
-
         self.session.here()
-        set_item(self, key, value)
+        self.session.handlers.set_item(self, key, value)
 
     def __getattr__(self, name: str) -> Any:
         # only reached for names NpArray lacks: other ndarray API is recorded as unmapped
@@ -365,27 +379,3 @@ class NpArray:
             assert self._step is not None
             self._parent.assign(self._step.put(self.session, self._parent.value, new))
         self._cache, self._version = new, st.version
-
-
-def concrete_error(what: str) -> Callable[..., Any]:
-    """A dunder that needs the data (bool(), int(), np.asarray()): not known while tracing."""
-    def method(self: NpArray, *args: Any, **kwargs: Any) -> Any:
-        self.session.here()
-        raise self.session.trace_error(
-            f"{what} of a traced array needs its data, which is not known while tracing "
-            "(data-dependent Python control flow or conversion); use array operations "
-            "such as np.where instead")
-    method.__name__ = what
-    return method
-
-
-for _name, _what in {"__bool__": "the truth value (if/while/and/or/not)",
-                     "__int__": "int()", "__float__": "float()", "__complex__": "complex()",
-                     "__index__": "use as a Python integer", "item": "ndarray.item()",
-                     "tolist": "ndarray.tolist()",
-                     "__array__": "conversion to a concrete NumPy array (np.asarray, "
-                                  "np.array, storing it into or indexing a NumPy array, or a "
-                                  "NumPy function that only dispatches on its other "
-                                  "arguments, such as np.take(numpy_array, traced_indices))"
-                     }.items():
-    setattr(NpArray, _name, concrete_error(_what))

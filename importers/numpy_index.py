@@ -1,4 +1,6 @@
-"""Indexing of traced NumPy arrays: `x[key]` and `x[key] = v`, and the view steps.
+"""Indexing of traced NumPy arrays: `x[key]` and `x[key] = v` (`get_item`/`set_item`,
+the session's indexing handlers), the view step of basic indexing, and the indexing
+functions of the `INDEX` table (`np.take`, `np.take_along_axis`, `np.copyto`).
 
 Basic indexing (ints, slices with any step, None, Ellipsis) makes a view: one `slice`,
 `squeeze` and `expand_dims`, recorded as an `IndexStep` so writes through it reach the
@@ -25,8 +27,10 @@ from xdsl.ir import SSAValue
 
 from ivy_ir.dialect.types import INT64_MIN
 
-from .common import spec_of
+from .common import Rule, Unmapped, spec_of
 from .numpy_array import NpArray, Session
+from .numpy_context import Call
+from .numpy_shape import PermuteStep
 
 Entry = Any
 """One normalised index item: None, an int, a slice, an int ndarray or an int NpArray."""
@@ -36,7 +40,7 @@ def _shape(v: SSAValue) -> tuple[int, ...]:
     return spec_of(v).shape  # type: ignore[return-value]
 
 
-# ---- view steps ----
+# ---- the view step ----
 
 @dataclass(frozen=True)
 class IndexStep:
@@ -50,14 +54,14 @@ class IndexStep:
         shape = _shape(x)
         bounds = [(i, i + 1, 1) if isinstance(i, int) else i for i in self.items]
         if any(b != (0, n, 1) for b, n in zip(bounds, shape)):
-            x = s.emit("slice", [x], start=[b[0] for b in bounds],
+            x = s.emit("slice", x, start=[b[0] for b in bounds],
                        stop=[INT64_MIN if b[2] < 0 and b[1] < 0 else b[1] for b in bounds],
                        step=[b[2] for b in bounds])
         drop = [d for d, i in enumerate(self.items) if isinstance(i, int)]
         if drop:
-            x = s.emit("squeeze", [x], axis=drop)
+            x = s.emit("squeeze", x, axis=drop)
         if self.new_axes:
-            x = s.emit("expand_dims", [x], axis=list(self.new_axes))
+            x = s.emit("expand_dims", x, axis=list(self.new_axes))
         return x
 
     def put(self, s: Session, x: SSAValue, new: SSAValue) -> SSAValue:
@@ -67,63 +71,11 @@ class IndexStep:
         if 0 in region:
             return x
         if _shape(new) != region:
-            new = s.emit("reshape", [new], shape=list(region))
+            new = s.emit("reshape", new, shape=list(region))
         if all(b[2] == 1 for b in bounds):
             return _put_block(s, x, new, [(b[0], b[1]) for b in bounds], 0)
         key = tuple(slice(*b) if b[1] >= 0 else slice(b[0], None, b[2]) for b in bounds)
         return scatter_positions(s, x, np.arange(int(np.prod(shape))).reshape(shape)[key], new)
-
-
-@dataclass(frozen=True)
-class PermuteStep:
-    axes: tuple[int, ...]
-
-    def apply(self, s: Session, x: SSAValue) -> SSAValue:
-        if self.axes == tuple(range(len(self.axes))):
-            return x
-        return s.emit("permute_dims", [x], axes=list(self.axes))
-
-    def put(self, s: Session, x: SSAValue, new: SSAValue) -> SSAValue:
-        return PermuteStep(tuple(int(i) for i in np.argsort(self.axes))).apply(s, new)
-
-
-@dataclass(frozen=True)
-class ReshapeStep:
-    """expand_dims/squeeze/atleast_nd: only unit dims change, so always a view."""
-
-    shape: tuple[int, ...]
-
-    def apply(self, s: Session, x: SSAValue) -> SSAValue:
-        return x if _shape(x) == self.shape else s.emit("reshape", [x], shape=list(self.shape))
-
-    def put(self, s: Session, x: SSAValue, new: SSAValue) -> SSAValue:
-        return ReshapeStep(_shape(x)).apply(s, new)
-
-
-@dataclass(frozen=True)
-class FlipStep:
-    axes: tuple[int, ...]
-
-    def apply(self, s: Session, x: SSAValue) -> SSAValue:
-        return s.emit("flip", [x], axis=list(self.axes)) if self.axes else x
-
-    def put(self, s: Session, x: SSAValue, new: SSAValue) -> SSAValue:
-        return self.apply(s, new)
-
-
-@dataclass(frozen=True)
-class ReadOnlyStep:
-    """A read-only view (np.broadcast_to, np.diagonal): one op; NumPy refuses writes."""
-
-    op: str
-    attrs: tuple[tuple[str, Any], ...]
-
-    def apply(self, s: Session, x: SSAValue) -> SSAValue:
-        return s.emit(self.op, [x], **dict(self.attrs))
-
-    def put(self, s: Session, x: SSAValue, new: SSAValue) -> SSAValue:
-        raise ValueError(f"{s.where}: assignment destination is read-only (a view made by "
-                         f"np.{self.op}); copy it first")
 
 
 # ---- keys ----
@@ -226,7 +178,7 @@ def index_value(s: Session, e: Entry, n: int, axis: int) -> SSAValue | np.ndarra
         if e.dtype.kind == "u":
             return v
         zero, size = s.lift(0, np.int64), s.lift(n, np.int64)
-        return s.emit("where", [s.emit("less", [v, zero]), s.emit("add", [v, size]), v])
+        return s.emit("where", s.emit("less", v, zero), s.emit("add", v, size), v)
     arr = np.asarray(e, dtype=np.int64)
     bad = arr[(arr < -n) | (arr >= n)]
     if bad.size:
@@ -237,7 +189,7 @@ def index_value(s: Session, e: Entry, n: int, axis: int) -> SSAValue | np.ndarra
 
 def _advanced(s: Session, x: SSAValue, entries: list[Entry]) -> SSAValue:
     if any(e is None for e in entries):
-        x = s.emit("expand_dims", [x], axis=[i for i, e in enumerate(entries) if e is None])
+        x = s.emit("expand_dims", x, axis=[i for i, e in enumerate(entries) if e is None])
         entries = [slice(None) if e is None else e for e in entries]
     shape = _shape(x)
     bounds = [e.indices(n) if isinstance(e, slice) else (0, n, 1)
@@ -248,7 +200,7 @@ def _advanced(s: Session, x: SSAValue, entries: list[Entry]) -> SSAValue:
     adv = [d for d, e in enumerate(entries) if not isinstance(e, slice)]
     idx = [index_value(s, entries[d], shape[d], d) for d in adv]
     if len(adv) == 1 and _is_array(entries[adv[0]]):
-        return s.emit("take", [x, s.lift(idx[0])], axis=adv[0])
+        return s.emit("take", x, s.lift(idx[0]), axis=adv[0])
     shapes = [i.shape if isinstance(i, np.ndarray) else _shape(i) for i in idx]
     try:
         common = np.broadcast_shapes(*shapes)
@@ -259,12 +211,12 @@ def _advanced(s: Session, x: SSAValue, entries: list[Entry]) -> SSAValue:
         indices = s.lift(np.stack([np.broadcast_to(i, common) for i in idx], axis=-1))
     else:
         parts = [s.lift(i) for i in idx]
-        parts = [p if _shape(p) == common else s.emit("broadcast_to", [p], shape=list(common))
+        parts = [p if _shape(p) == common else s.emit("broadcast_to", p, shape=list(common))
                  for p in parts]
-        indices = s.emit("stack", [parts], axis=-1)
+        indices = s.emit("stack", parts, axis=-1)
     rest = [d for d in range(len(shape)) if d not in adv]
     x = PermuteStep(tuple(adv + rest)).apply(s, x)
-    out = s.emit("gather_nd", [x, indices])
+    out = s.emit("gather_nd", x, indices)
     first, nb = adv[0], len(common)
     if adv == list(range(first, first + len(adv))) and first > 0:
         rank = nb + len(rest)
@@ -274,6 +226,7 @@ def _advanced(s: Session, x: SSAValue, entries: list[Entry]) -> SSAValue:
 
 
 def get_item(a: NpArray, key: Any) -> NpArray:
+    """`a[key]`: a view for a basic key, a new array for an advanced one."""
     s = a.session
     entries = _entries(s, key, a.shape)
     if not any(_is_array(e) for e in entries):
@@ -297,13 +250,13 @@ def _put_block(s: Session, x: SSAValue, v: SSAValue, region: list[tuple[int, int
         shape = _shape(x)
         start = [a if i == d else 0 for i in range(len(shape))]
         stop = [b if i == d else shape[i] for i in range(len(shape))]
-        return s.emit("slice", [x], start=start, stop=stop, step=[1] * len(shape))
+        return s.emit("slice", x, start=start, stop=stop, step=[1] * len(shape))
 
     rest_full = all(region[k] == (0, _shape(x)[k]) for k in range(d + 1, len(region)))
     parts = [part(0, lo)] if lo > 0 else []
     parts.append(v if rest_full else _put_block(s, part(lo, hi), v, region, d + 1))
     parts += [part(hi, n)] if hi < n else []
-    return s.emit("concat", [parts], axis=d) if len(parts) > 1 else parts[0]
+    return s.emit("concat", parts, axis=d) if len(parts) > 1 else parts[0]
 
 
 def scatter_positions(s: Session, x: SSAValue, positions: np.ndarray,
@@ -312,21 +265,22 @@ def scatter_positions(s: Session, x: SSAValue, positions: np.ndarray,
     repeated positions the last write wins, as in NumPy."""
     shape = _shape(x)
     if _shape(v) != positions.shape:
-        v = s.emit("broadcast_to", [v], shape=list(positions.shape))
+        v = s.emit("broadcast_to", v, shape=list(positions.shape))
     flat = positions.reshape(-1)
-    updates = s.emit("reshape", [v], shape=[flat.size])
+    updates = s.emit("reshape", v, shape=[flat.size])
     if np.unique(flat).size != flat.size:
         _, first_from_end = np.unique(flat[::-1], return_index=True)
         keep = np.sort(flat.size - 1 - first_from_end)
         flat = flat[keep]
-        updates = s.emit("take", [updates, s.lift(keep.astype(np.int64))], axis=0)
+        updates = s.emit("take", updates, s.lift(keep.astype(np.int64)), axis=0)
     size = int(np.prod(shape))
-    flat_x = s.emit("reshape", [x], shape=[size])
-    out = s.emit("scatter_nd", [flat_x, s.lift(flat.astype(np.int64)[:, None]), updates])
-    return s.emit("reshape", [out], shape=list(shape))
+    flat_x = s.emit("reshape", x, shape=[size])
+    out = s.emit("scatter_nd", flat_x, s.lift(flat.astype(np.int64)[:, None]), updates)
+    return s.emit("reshape", out, shape=list(shape))
 
 
 def set_item(a: NpArray, key: Any, value: Any) -> None:
+    """`a[key] = value`: `a` (and every view of it) takes the updated contents."""
     s = a.session
     mask = key[0] if isinstance(key, tuple) and len(key) == 1 else key
     if isinstance(mask, NpArray) and mask.dtype.kind == "b":
@@ -351,7 +305,7 @@ def set_item(a: NpArray, key: Any, value: Any) -> None:
         if not _shape(v):  # a scalar fills the region directly, no reshape needed
             target = tuple(1 if isinstance(i, int) else len(range(*i)) for i in step.items)
         if _shape(v) != target:
-            v = s.emit("broadcast_to", [v], shape=list(target))
+            v = s.emit("broadcast_to", v, shape=list(target))
         a.assign(step.put(s, a.value, v))
         return
     positions = np.arange(a.size).reshape(a.shape)[tuple(entries)]
@@ -368,7 +322,7 @@ def _masked_assign(s: Session, a: NpArray, mask: NpArray, value: Any) -> SSAValu
     vshape = value.shape if isinstance(value, NpArray) else np.shape(value)
     v = s.lift(value, a.dtype)
     if vshape and math.prod(vshape) == 1:  # one value for every selected element
-        v, vshape = s.emit("reshape", [v], shape=[]), ()
+        v, vshape = s.emit("reshape", v, shape=[]), ()
     try:
         ok = np.broadcast_shapes(vshape, rows) == rows
     except ValueError:
@@ -379,5 +333,52 @@ def _masked_assign(s: Session, a: NpArray, mask: NpArray, value: Any) -> SSAValu
                             "how many elements the mask selects")
     m = mask.value
     if rows:
-        m = s.emit("expand_dims", [m], axis=list(range(mask.ndim, a.ndim)))
-    return s.emit("where", [m, v, a.value])
+        m = s.emit("expand_dims", m, axis=list(range(mask.ndim, a.ndim)))
+    return s.emit("where", m, v, a.value)
+
+
+# ---- indexing functions ----
+
+def _take(c: Call, a: Any, indices: Any, axis: Any = None, out: Any = None,
+          mode: str = "raise") -> NpArray:
+    x = c.val(a)
+    if axis is None:
+        x, axis = c.emit("reshape", x, shape=[-1]), 0
+    shape = spec_of(x).shape
+    ax = int(axis) % len(shape)
+    n = shape[ax]
+    if mode != "raise":
+        if isinstance(indices, NpArray):
+            raise Unmapped("mode")
+        idx = np.asarray(indices)
+        indices = np.clip(idx, 0, n - 1) if mode == "clip" else np.mod(idx, n)
+    idx = index_value(c.s, indices, n, ax)
+    return c.new(c.emit("take", x, c.s.lift(idx), axis=ax))
+
+
+def _take_along_axis(c: Call, arr: Any, indices: Any, axis: Any = -1) -> NpArray:
+    x = c.val(arr)
+    if axis is None:
+        x, axis = c.emit("reshape", x, shape=[-1]), 0
+    shape = spec_of(x).shape
+    ax = int(axis) % len(shape)
+    idx = index_value(c.s, indices, shape[ax], ax)
+    return c.new(c.emit("take_along_axis", x, c.s.lift(idx), axis=ax))
+
+
+def _copyto(c: Call, dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    if not isinstance(dst, NpArray):
+        raise c.s.trace_error("numpy.copyto into a NumPy array cannot be traced")
+    v = c.s.lift(src, dst.dtype)
+    if where is not True:
+        v = c.emit("where", c.s.lift(where, np.bool_), v, dst.value)
+    if spec_of(v).shape != dst.shape:
+        v = c.emit("broadcast_to", v, shape=list(dst.shape))
+    dst.assign(v)
+    return None
+
+
+INDEX: dict[str, Rule] = {
+    "take": _take, "take_along_axis": _take_along_axis, "copyto": _copyto,
+}
+"""NumPy function name -> its rule (see `numpy_context`)."""

@@ -1,9 +1,10 @@
 """NumPy's products and `np.linalg` on traced arrays.
 
 `np.dot`/`np.inner`/`np.tensordot` become `matmul` or `tensordot` by operand rank,
-exactly as NumPy defines them; `np.matmul`/`np.vecdot` are ufuncs (`numpy_ufuncs`).
-Decompositions run the oracle on identity matrices, so NumPy's argument checks apply
-without failing on singular stand-ins.
+exactly as NumPy defines them; `np.matmul`/`np.vecdot` are ufuncs (`numpy_math`).
+Decompositions and solvers run the oracle on identity matrices (`on_identities`), so
+NumPy's argument checks apply without failing on singular stand-ins. `LINALG` is the
+function table of this family.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
-from .common import spec_of
+from .common import Rule, Unmapped, spec_of
 from .numpy_array import NpArray
-from .numpy_functions import Call, Unsupported, axes_of, register
+from .numpy_context import Call, axes_of, on_identities
 
 MATRIX_ORD = {None: "fro", "fro": "fro", "nuc": "nuc", 1: "1", -1: "-1", 2: "2", -2: "-2",
               math.inf: "inf", -math.inf: "-inf"}
@@ -29,40 +30,35 @@ def _rank(v: SSAValue) -> int:
 
 # ---- products ----
 
-@register("dot")
 def _dot(c: Call, a: Any, b: Any, out: Any = None) -> NpArray:
     x, y = c.val(a), c.val(b)
     ra, rb = _rank(x), _rank(y)
     if ra == 0 or rb == 0:
-        return c.new(c.emit("multiply", [x, y]))
+        return c.new(c.emit("multiply", x, y))
     if rb == 1 or (ra <= 2 and rb <= 2):
-        return c.new(c.emit("matmul", [x, y]))
+        return c.new(c.emit("matmul", x, y))
     # N-d . M-d: sum over the last axis of a and the second-to-last of b
-    return c.new(c.emit("tensordot", [x, y], axes_x=[ra - 1], axes_y=[rb - 2]))
+    return c.new(c.emit("tensordot", x, y, axes_x=[ra - 1], axes_y=[rb - 2]))
 
 
-@register("vdot")
 def _vdot(c: Call, a: Any, b: Any) -> NpArray:
-    x, y = (c.emit("reshape", [c.val(v)], shape=[-1]) for v in (a, b))
-    return c.new(c.emit("matmul", [x, y]))
+    x, y = (c.emit("reshape", c.val(v), shape=[-1]) for v in (a, b))
+    return c.new(c.emit("matmul", x, y))
 
 
-@register("inner")
 def _inner(c: Call, a: Any, b: Any) -> NpArray:
     x, y = c.val(a), c.val(b)
     ra, rb = _rank(x), _rank(y)
     if ra == 0 or rb == 0:
-        return c.new(c.emit("multiply", [x, y]))
-    return c.new(c.emit("tensordot", [x, y], axes_x=[ra - 1], axes_y=[rb - 1]))
+        return c.new(c.emit("multiply", x, y))
+    return c.new(c.emit("tensordot", x, y, axes_x=[ra - 1], axes_y=[rb - 1]))
 
 
-@register("outer")
 def _outer(c: Call, a: Any, b: Any, out: Any = None) -> NpArray:
-    x, y = (c.emit("reshape", [c.val(v)], shape=[-1]) for v in (a, b))
-    return c.new(c.emit("outer", [x, y]))
+    x, y = (c.emit("reshape", c.val(v), shape=[-1]) for v in (a, b))
+    return c.new(c.emit("outer", x, y))
 
 
-@register("tensordot")
 def _tensordot(c: Call, a: Any, b: Any, axes: Any = 2) -> NpArray:
     x, y = c.val(a), c.val(b)
     ra = _rank(x)
@@ -70,24 +66,22 @@ def _tensordot(c: Call, a: Any, b: Any, axes: Any = 2) -> NpArray:
         ax, ay = list(range(ra - int(axes), ra)), list(range(int(axes)))
     else:
         ax, ay = (list(np.atleast_1d(v).astype(int)) for v in axes)
-    return c.new(c.emit("tensordot", [x, y], axes_x=ax, axes_y=ay))
+    return c.new(c.emit("tensordot", x, y, axes_x=ax, axes_y=ay))
 
 
-@register("einsum")
 def _einsum(c: Call, *operands: Any, out: Any = None, optimize: Any = False,
             **kwargs: Any) -> NpArray:
     if not operands or not isinstance(operands[0], str):
-        raise Unsupported("operands")
+        raise Unmapped("operands")
     values = [c.val(v) for v in operands[1:]]
-    return c.new(c.emit("einsum", [values], equation=operands[0].replace(" ", "")))
+    return c.new(c.emit("einsum", values, equation=operands[0].replace(" ", "")))
 
 
-@register("linalg.multi_dot")
 def _multi_dot(c: Call, arrays: Any, *, out: Any = None) -> NpArray:
     values = [c.val(v) for v in arrays]
     acc = values[0]
     for v in values[1:]:
-        acc = c.emit("matmul", [acc, v])
+        acc = c.emit("matmul", acc, v)
     return c.new(acc)
 
 
@@ -95,18 +89,17 @@ def _multi_dot(c: Call, arrays: Any, *, out: Any = None) -> NpArray:
 
 def _matrix_norm(c: Call, x: SSAValue, ord: Any, axes: list[int], keepdims: bool) -> NpArray:
     if ord not in MATRIX_ORD:
-        raise Unsupported("ord")
+        raise Unmapped("ord")
     rank = _rank(x)
     rest = [d for d in range(rank) if d not in axes]
     if axes != [rank - 2, rank - 1]:
-        x = c.emit("permute_dims", [x], axes=rest + axes)
-    r = c.emit("matrix_norm", [x], ord=MATRIX_ORD[ord])
+        x = c.emit("permute_dims", x, axes=rest + axes)
+    r = c.emit("matrix_norm", x, ord=MATRIX_ORD[ord])
     if keepdims:
-        r = c.emit("reshape", [r], shape=list(c.shape))
+        r = c.emit("reshape", r, shape=list(c.shape))
     return c.new(r)
 
 
-@register("linalg.norm")
 def _norm(c: Call, x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> NpArray:
     v = c.val(x)
     rank = _rank(v)
@@ -116,20 +109,18 @@ def _norm(c: Call, x: Any, ord: Any = None, axis: Any = None, keepdims: bool = F
     if axes is not None and len(axes) == 2:
         return _matrix_norm(c, v, ord, axes, bool(keepdims))
     if isinstance(ord, str):
-        raise Unsupported("ord")
+        raise Unmapped("ord")
     p = 2.0 if ord is None else float(ord)
-    return c.new(c.emit("vector_norm", [v], ord=p, axis=axes, keepdims=bool(keepdims)))
+    return c.new(c.emit("vector_norm", v, ord=p, axis=axes, keepdims=bool(keepdims)))
 
 
-@register("linalg.vector_norm")
 def _vector_norm(c: Call, x: Any, *, axis: Any = None, keepdims: bool = False,
                  ord: Any = 2) -> NpArray:
     v = c.val(x)
-    return c.new(c.emit("vector_norm", [v], ord=float(ord), axis=axes_of(axis, _rank(v)),
+    return c.new(c.emit("vector_norm", v, ord=float(ord), axis=axes_of(axis, _rank(v)),
                         keepdims=bool(keepdims)))
 
 
-@register("linalg.matrix_norm")
 def _matrix_norm_fn(c: Call, x: Any, *, keepdims: bool = False, ord: Any = "fro") -> NpArray:
     v = c.val(x)
     return _matrix_norm(c, v, ord, [_rank(v) - 2, _rank(v) - 1], bool(keepdims))
@@ -137,43 +128,53 @@ def _matrix_norm_fn(c: Call, x: Any, *, keepdims: bool = False, ord: Any = "fro"
 
 # ---- decompositions and solvers ----
 
-@register("linalg.inv", "linalg.det", dummy="eye")
+@on_identities
 def _inv(c: Call, a: Any) -> NpArray:
-    return c.new(c.emit(c.name.split(".")[1], [c.val(a)]))
+    return c.new(c.emit(c.name.split(".")[1], c.val(a)))
 
 
-@register("linalg.cholesky", dummy="eye")
+@on_identities
 def _cholesky(c: Call, a: Any, *, upper: bool = False) -> NpArray:
-    return c.new(c.emit("cholesky", [c.val(a)], upper=bool(upper)))
+    return c.new(c.emit("cholesky", c.val(a), upper=bool(upper)))
 
 
-@register("linalg.solve", dummy="eye")
+@on_identities
 def _solve(c: Call, a: Any, b: Any) -> NpArray:
-    return c.new(c.emit("solve", [c.val(a), c.val(b)]))
+    return c.new(c.emit("solve", c.val(a), c.val(b)))
 
 
 def _results(c: Call, values: list[SSAValue]) -> tuple[NpArray, ...]:
-    return tuple(c.s.new(c.s.cast(v, o.dtype)) for v, o in zip(values, c.out))
+    return tuple(c.s.new(c.s.cast(v, o.dtype)) for v, o in zip(values, c.examples))
 
 
-@register("linalg.qr", dummy="eye")
+@on_identities
 def _qr(c: Call, a: Any, mode: str = "reduced") -> tuple[NpArray, ...]:
     if mode not in ("reduced", "complete"):
-        raise Unsupported("mode")
-    return _results(c, c.s.emit_all("qr", [c.val(a)], mode=mode))
+        raise Unmapped("mode")
+    return _results(c, c.emit_all("qr", c.val(a), mode=mode))
 
 
-@register("linalg.svd", dummy="eye")
+@on_identities
 def _svd(c: Call, a: Any, full_matrices: bool = True, compute_uv: bool = True,
          hermitian: bool = False) -> Any:
     if hermitian:
-        raise Unsupported("hermitian")
-    u, s, vh = c.s.emit_all("svd", [c.val(a)], full_matrices=bool(full_matrices))
+        raise Unmapped("hermitian")
+    u, s, vh = c.emit_all("svd", c.val(a), full_matrices=bool(full_matrices))
     return _results(c, [u, s, vh]) if compute_uv else c.new(s)
 
 
-@register("linalg.eigh", dummy="eye")
+@on_identities
 def _eigh(c: Call, a: Any, UPLO: str = "L") -> tuple[NpArray, ...]:
     if UPLO != "L":
-        raise Unsupported("UPLO")
-    return _results(c, c.s.emit_all("eigh", [c.val(a)]))
+        raise Unmapped("UPLO")
+    return _results(c, c.emit_all("eigh", c.val(a)))
+
+
+LINALG: dict[str, Rule] = {
+    "dot": _dot, "vdot": _vdot, "inner": _inner, "outer": _outer, "tensordot": _tensordot,
+    "einsum": _einsum, "linalg.multi_dot": _multi_dot, "linalg.norm": _norm,
+    "linalg.vector_norm": _vector_norm, "linalg.matrix_norm": _matrix_norm_fn,
+    "linalg.inv": _inv, "linalg.det": _inv, "linalg.cholesky": _cholesky,
+    "linalg.solve": _solve, "linalg.qr": _qr, "linalg.svd": _svd, "linalg.eigh": _eigh,
+}
+"""NumPy function name -> its rule (see `numpy_context`)."""

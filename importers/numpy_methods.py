@@ -1,7 +1,13 @@
-"""Operators and ndarray methods of `NpArray`, each routed through the NumPy function
-or ufunc that `np.ndarray` itself uses, so one handler per NumPy call covers the
-operator, the method and the function spelling (`a + b`, `np.add(a, b)`; `x.sum()`,
-`np.sum(x)`). In-place operators pass `out=` and keep NumPy's casting rule."""
+"""Operators and ndarray methods of the traced array (`ArrayMethods`, the base class of
+`numpy_array.NpArray`), each routed through the NumPy function or ufunc that
+`np.ndarray` itself uses, so one handler per NumPy call covers the operator, the method
+and the function spelling (`a + b`, `np.add(a, b)`; `x.sum()`, `np.sum(x)`). In-place
+operators pass `out=` and keep NumPy's casting rule. Conversions that need the data
+(`bool(x)`, `int(x)`, `np.asarray(x)`) raise `TraceError` at the user's line.
+
+This module calls NumPy only: the calls come back to the array's `__array_ufunc__` /
+`__array_function__`, so it needs nothing of the importer and sits below `numpy_array`.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-from .numpy_array import NpArray
 
 BINARY: dict[str, np.ufunc] = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
@@ -31,18 +35,32 @@ FUNCTION_METHODS = (
     "diagonal", "trace", "ravel", "copy", "nonzero", "argsort", "conj", "conjugate",
 )
 """ndarray methods whose signature is the NumPy function's without its first argument."""
+NEEDS_DATA = {
+    "__bool__": "the truth value (if/while/and/or/not)", "__int__": "int()",
+    "__float__": "float()", "__complex__": "complex()",
+    "__index__": "use as a Python integer", "item": "ndarray.item()",
+    "tolist": "ndarray.tolist()",
+    "__array__": "conversion to a concrete NumPy array (np.asarray, np.array, storing it "
+                 "into or indexing a NumPy array, or a NumPy function that only dispatches "
+                 "on its other arguments, such as np.take(numpy_array, traced_indices))",
+}
+"""Conversions that need the array's data, and how the error names them."""
 
 
-def _binary(ufunc: np.ufunc) -> Callable[[NpArray, Any], Any]:
+def _binary(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
     return lambda self, other: ufunc(self, other)
 
 
-def _reflected(ufunc: np.ufunc) -> Callable[[NpArray, Any], Any]:
+def _reflected(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
     return lambda self, other: ufunc(other, self)
 
 
-def _inplace(ufunc: np.ufunc) -> Callable[[NpArray, Any], NpArray]:
-    def method(self: NpArray, other: Any) -> NpArray:
+def _unary(ufunc: np.ufunc) -> Callable[[Any], Any]:
+    return lambda self: ufunc(self)
+
+
+def _inplace(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
+    def method(self: Any, other: Any) -> Any:
         ufunc(self, other, out=(self,))
         return self
     return method
@@ -51,9 +69,21 @@ def _inplace(ufunc: np.ufunc) -> Callable[[NpArray, Any], NpArray]:
 def _function_method(name: str) -> Callable[..., Any]:
     fn = getattr(np, name)
 
-    def method(self: NpArray, *args: Any, **kwargs: Any) -> Any:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         return fn(self, *args, **kwargs)
     method.__name__ = name
+    return method
+
+
+def _needs_data(what: str) -> Callable[..., Any]:
+    """A conversion that needs the data: not known while tracing."""
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.session.here()
+        raise self.session.trace_error(
+            f"{what} of a traced array needs its data, which is not known while tracing "
+            "(data-dependent Python control flow or conversion); use array operations "
+            "such as np.where instead")
+    method.__name__ = what
     return method
 
 
@@ -63,51 +93,68 @@ def _shape_args(args: tuple[Any, ...]) -> Any:
         else args
 
 
-def reshape(self: NpArray, *shape: Any, order: str = "C", copy: bool | None = None) -> Any:
-    return np.reshape(self, _shape_args(shape), order=order, copy=copy)
+class ArrayMethods:
+    """The ndarray API of a traced array, spelled as NumPy calls; the subclass gives the
+    array's `session`, its `__array_ufunc__`/`__array_function__` and indexing."""
 
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]  (mutable, like np.ndarray)
 
-def transpose(self: NpArray, *axes: Any) -> Any:
-    return np.transpose(self, _shape_args(axes) or None)
+    def reshape(self, *shape: Any, order: str = "C", copy: bool | None = None) -> Any:
+        return np.reshape(self, _shape_args(shape), order=order, copy=copy)
 
+    def transpose(self, *axes: Any) -> Any:
+        return np.transpose(self, _shape_args(axes) or None)
 
-def flatten(self: NpArray, order: str = "C") -> Any:
-    return np.copy(np.ravel(self, order=order))
+    def flatten(self, order: str = "C") -> Any:
+        return np.copy(np.ravel(self, order=order))
 
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe",
+               subok: bool = True, copy: bool = True) -> Any:
+        return np.astype(self, dtype, copy=copy)
 
-def astype(self: NpArray, dtype: Any, order: str = "K", casting: str = "unsafe",
-           subok: bool = True, copy: bool = True) -> Any:
-    return np.astype(self, dtype, copy=copy)
+    def fill(self, value: Any) -> None:
+        self[...] = value  # type: ignore[index]
 
+    def sort(self, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
+        self[...] = np.sort(self, axis=axis, kind=kind, order=order)  # type: ignore[index]
 
-def fill(self: NpArray, value: Any) -> None:
-    self[...] = value
+    def __deepcopy__(self, memo: Any) -> Any:
+        return np.copy(self)
 
+    def __contains__(self, v: Any) -> bool:
+        return bool(np.any(self == v))
 
-def sort(self: NpArray, axis: int = -1, kind: str | None = None, order: Any = None) -> None:
-    self[...] = np.sort(self, axis=axis, kind=kind, order=order)
+    @property
+    def T(self) -> Any:
+        return np.transpose(self)
+
+    @property
+    def mT(self) -> Any:
+        return np.matrix_transpose(self)
+
+    @property
+    def real(self) -> Any:
+        return self
+
+    @property
+    def imag(self) -> Any:
+        return np.zeros_like(self)
 
 
 for _py, _ufunc in BINARY.items():
-    setattr(NpArray, f"__{_py}__", _binary(_ufunc))
-    setattr(NpArray, f"__r{_py}__", _reflected(_ufunc))
-    setattr(NpArray, f"__i{_py}__", _inplace(_ufunc))
+    setattr(ArrayMethods, f"__{_py}__", _binary(_ufunc))
+    setattr(ArrayMethods, f"__r{_py}__", _reflected(_ufunc))
+    setattr(ArrayMethods, f"__i{_py}__", _inplace(_ufunc))
 for _py, _ufunc in COMPARE.items():
-    setattr(NpArray, f"__{_py}__", _binary(_ufunc))
+    setattr(ArrayMethods, f"__{_py}__", _binary(_ufunc))
 for _py, _ufunc in UNARY.items():
-    setattr(NpArray, f"__{_py}__", lambda self, _u=_ufunc: _u(self))
+    setattr(ArrayMethods, f"__{_py}__", _unary(_ufunc))
 for _name in FUNCTION_METHODS:
-    setattr(NpArray, _name, _function_method(_name))
-NpArray.__hash__ = None  # type: ignore[assignment]  (mutable, like np.ndarray)
-NpArray.__divmod__ = _binary(np.divmod)  # type: ignore[attr-defined]
-NpArray.__rdivmod__ = _reflected(np.divmod)  # type: ignore[attr-defined]
-NpArray.__round__ = _function_method("round")  # type: ignore[attr-defined]
-NpArray.__copy__ = _function_method("copy")  # type: ignore[attr-defined]
-NpArray.__deepcopy__ = lambda self, memo: np.copy(self)  # type: ignore[attr-defined]
-NpArray.__contains__ = lambda self, v: bool(np.any(self == v))  # type: ignore[attr-defined]
-NpArray.T = property(lambda self: np.transpose(self))  # type: ignore[attr-defined]
-NpArray.mT = property(lambda self: np.matrix_transpose(self))  # type: ignore[attr-defined]
-NpArray.real = property(lambda self: self)  # type: ignore[attr-defined]
-NpArray.imag = property(lambda self: np.zeros_like(self))  # type: ignore[attr-defined]
-for _fn in (reshape, transpose, flatten, astype, fill, sort):
-    setattr(NpArray, _fn.__name__, _fn)
+    setattr(ArrayMethods, _name, _function_method(_name))
+for _name, _what in NEEDS_DATA.items():
+    setattr(ArrayMethods, _name, _needs_data(_what))
+ArrayMethods.__divmod__ = _binary(np.divmod)  # type: ignore[attr-defined]
+ArrayMethods.__rdivmod__ = _reflected(np.divmod)  # type: ignore[attr-defined]
+ArrayMethods.__round__ = _function_method("round")  # type: ignore[attr-defined]
+ArrayMethods.__copy__ = _function_method("copy")  # type: ignore[attr-defined]

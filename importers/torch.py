@@ -1,5 +1,5 @@
 """The PyTorch importer: `torch.export` captures the program, one walker maps its ATen
-graph onto the ivy dialect through the `ATEN_TO_IVY` table.
+graph onto the ivy dialect through `TABLE` (ATen op -> `importers.common.Rule`).
 
 Functions and `nn.Module`s both go through `torch.export.export` (static shapes, the
 module in whatever train/eval mode it is in): a function is wrapped in a small module
@@ -11,6 +11,11 @@ run `ep.run_decompositions` with torch's decompositions restricted to exactly th
 Parameters and buffers become IR parameters named by their state_dict keys; lifted
 tensor constants become constants. Every op's location is the innermost frame of user
 code in torch's recorded stack trace.
+
+The rules live in one module per op family (`torch_math`: elementwise math and
+activations, `torch_reduce`, `torch_shape`, `torch_index`, `torch_nn`), each exposing its
+table; `TABLE` joins them here, and only here. Rules see the node through `torch_ctx.Ctx`
+(the torch `ImportContext`); capturing with `torch.export` is `torch_capture`'s.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.ops import AttrError
 
-from .common import ImportBuilder, location, location_str, spec_of
+from .common import ImportBuilder, Rule, Unmapped, location, location_str, spec_of
 from .torch_capture import (
     FRAME,
     TORCH_DIR,
@@ -44,14 +49,30 @@ from .torch_capture import (
     user_frame,
     user_stacklevel,
 )
-from .torch_ctx import Ctx, DataDependent, Emitter, Unmapped, meta_spec, to_numpy
-from .torch_math import MATH
+from .torch_ctx import Ctx, DataDependent, meta_spec, to_numpy
+from .torch_index import INDEX
+from .torch_math import ACTIVATIONS, BINARY, LOGICAL, MATH, ROUNDING, UNARY
 from .torch_nn import NN
 from .torch_reduce import REDUCE
 from .torch_shape import SHAPE
 
-ATEN_TO_IVY: dict[str, Emitter] = {**MATH, **REDUCE, **SHAPE, **NN}
-"""ATen op (packet name, or `packet.overload` where overloads differ) -> emitter."""
+
+def _joined(*tables: dict[str, Rule]) -> dict[str, Rule]:
+    """The family tables as one; an ATen name in two families would shadow a rule."""
+    table: dict[str, Rule] = {}
+    for part in tables:
+        if table.keys() & part.keys():
+            raise ValueError(f"ATen ops in two tables: {sorted(table.keys() & part.keys())}")
+        table.update(part)
+    return table
+
+
+TABLE = _joined(MATH, REDUCE, SHAPE, INDEX, NN)
+"""ATen op (packet name, or `packet.overload` where overloads differ) -> rule."""
+ONE_TO_ONE: dict[str, str] = {**UNARY, **ACTIVATIONS, **ROUNDING, **BINARY, **LOGICAL}
+"""The ATen ops with one registry op of the same meaning (ATen name -> registry op),
+built from the registry's op sets with `importers.common.one_to_one`; their rules are
+in `torch_math`."""
 SKIPPED = frozenset({"_assert_scalar", "_assert_async", "_assert_tensor_metadata",
                      "sym_constrain_range", "sym_constrain_range_for_size",
                      "_functional_assert_async"})
@@ -91,10 +112,10 @@ def _packet(target: Any) -> tuple[str, str]:
     return name, f"{name}.{target._overloadname}"
 
 
-def lookup(target: Any) -> Emitter | None:
+def lookup(target: Any) -> Rule | None:
     """The table entry of an ATen op overload: overload-specific first, then packet."""
     packet, overload = _packet(target)
-    return ATEN_TO_IVY.get(overload) or ATEN_TO_IVY.get(packet)
+    return TABLE.get(overload) or TABLE.get(packet)
 
 
 def _needs_decomposition(target: Any) -> bool:
@@ -250,17 +271,17 @@ class _Walker:
         packet, overload = _packet(target)
         if packet in SKIPPED:
             return None
-        emit = lookup(target)
+        rule = lookup(target)
         val = node.meta.get("val")
-        if emit is None and isinstance(val, torch.Tensor) and \
+        if rule is None and isinstance(val, torch.Tensor) and \
                 not all(isinstance(d, int) for d in val.shape):
             raise TraceError(f"data-dependent shape at {self._where()}: aten.{overload} gives "
                              "a result whose size depends on tensor values, which a static "
                              "graph cannot hold")
         try:
-            if emit is None:
+            if rule is None:
                 raise Unmapped()
-            result = emit(Ctx(self.b, val, self.known), *args, **kwargs)
+            result = rule(Ctx(self.b, val, self.known), *args, **kwargs)
             result = self._typed(overload, result, val)
         except Unmapped as exc:
             label = f"aten.{overload}" + (f" ({exc.detail})" if exc.detail else "")

@@ -1,16 +1,18 @@
-"""What an ATen emitter sees while the torch importer walks an exported graph.
+"""What an ATen rule sees while the torch importer walks an exported graph.
 
-Each entry of the ATen mapping table is a small function `emit(c, *args, **kwargs)`
-called with the node's own arguments (graph nodes replaced by their ivy SSA values).
-`Ctx` gives it the builder, the result type torch computed for the node, and the one
-piece of torch semantics every arithmetic op needs: dtype promotion. Reproducing the
-promotion here (instead of trusting the registry's) keeps each explicit `astype` in the
-IR exactly where torch converts.
+Each entry of the ATen table is a `importers.common.Rule`, called as
+`rule(c, *args, **kwargs)` with the node's own arguments (graph nodes replaced by their
+ivy SSA values). `Ctx` is the torch `ImportContext`: besides what every importer's
+context offers (emitting registry ops, casts, constants, operand types, import-time
+constant values, the result type torch computed for the node) it adds the one piece of
+torch semantics every arithmetic op needs: dtype promotion. Reproducing the promotion
+here (instead of trusting the registry's) keeps each explicit `astype` in the IR exactly
+where torch converts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +21,9 @@ import torch
 from xdsl.ir import SSAValue
 
 from ivy_ir.dialect import SPECS, TensorSpec
-from ivy_ir.dialect.types import CLASS_MEMBERS, FLOATS
+from ivy_ir.dialect.types import CLASS_MEMBERS, FLOATS, numpy_dtype
 
-from .common import ImportBuilder, spec_of
+from .common import ImportBuilder, Unmapped, spec_of
 
 TORCH_DTYPES: dict[str, torch.dtype] = {
     "bool": torch.bool, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
@@ -29,21 +31,10 @@ TORCH_DTYPES: dict[str, torch.dtype] = {
     "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
 }
 _NAMES = {v: k for k, v in TORCH_DTYPES.items()}
-Emitter = Callable[..., Any]
-"""`emit(ctx, *node_args, **node_kwargs)` -> an SSA value, or a list for multi-result ops."""
 
 
 class DataDependent(Exception):
     """The op's result shape depends on tensor values, which a static graph cannot hold."""
-
-
-class Unmapped(Exception):
-    """The source op (or this use of it) has no exact ivy form; the walker records it
-    in the all-at-once unsupported-op report, with `detail` after the op name."""
-
-    def __init__(self, detail: str = ""):
-        super().__init__(detail)
-        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -120,13 +111,18 @@ def promote_types(operands: Sequence[Any]) -> str:
 
 
 class Ctx:
-    """One node being imported: the builder plus torch's result types for it."""
+    """One node being imported: the builder plus torch's result types for it.
 
-    def __init__(self, builder: ImportBuilder, val: Any, known: dict[SSAValue, np.ndarray]):
+    The torch `importers.common.ImportContext` (`emit`, `emit_all`, `cast`, `const`,
+    `spec`, `known`, `out`), with torch's promotion on top: `tensor`, `compute_dtype`,
+    `elementwise`, `float_in`."""
+
+    def __init__(self, builder: ImportBuilder, val: Any, values: dict[SSAValue, np.ndarray]):
         self.b = builder
         self.val = val
-        self.known = known
-        """Values fixed at import time (lifted tensor constants), for static indexing."""
+        self._values = values
+        """Values fixed at import time (lifted tensor constants and what the walker
+        derives from them), for static indexing."""
 
     @property
     def out(self) -> TensorSpec:
@@ -147,6 +143,13 @@ class Ctx:
 
     def const(self, value: Any, dtype: str) -> SSAValue:
         return self.b.constant(value, dtype)
+
+    def spec(self, value: SSAValue) -> TensorSpec:
+        return spec_of(value)
+
+    def known(self, value: Any) -> np.ndarray | None:
+        """The value of `value` when fixed at import time (a constant mask or index)."""
+        return self._values.get(value) if isinstance(value, SSAValue) else None
 
     def tensor(self, value: Any, dtype: str) -> SSAValue:
         """`value` as a tensor of `dtype`: SSA values are cast, numbers become constants."""
@@ -188,10 +191,9 @@ def axis_list(dims: Any, rank: int) -> list[int] | None:
 
 
 def to_numpy(tensor: torch.Tensor) -> np.ndarray:
-    """A detached CPU copy of `tensor` as NumPy (bfloat16 through ml_dtypes)."""
+    """A detached CPU copy of `tensor` as NumPy (bfloat16, which NumPy lacks, as the
+    registry's NumPy bfloat16 dtype, with the same bits)."""
     t = tensor.detach().cpu()
     if t.dtype == torch.bfloat16:
-        import ml_dtypes
-
-        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+        return t.view(torch.int16).numpy().view(numpy_dtype("bfloat16"))
     return t.numpy()

@@ -9,7 +9,6 @@ known); assignments through a boolean mask (`x[mask] = v`) keep x's shape and be
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,13 +16,13 @@ from xdsl.ir import SSAValue
 
 from ivy_ir.dialect.types import INT64_MAX
 
-from .common import spec_of
-from .torch_ctx import Ctx, DataDependent, Unmapped
+from .common import Rule, Unmapped, spec_of
+from .torch_ctx import Ctx, DataDependent
 
 
 def _normalized(c: Ctx, idx: SSAValue, size: int) -> SSAValue:
     """An int64 index tensor in [0, size) for torch's index values in [-size, size)."""
-    known = c.known.get(idx)
+    known = c.known(idx)
     if known is not None:
         return c.const(np.asarray(known, np.int64) % max(size, 1), "int64")
     idx = c.cast(idx, "int64")
@@ -40,7 +39,7 @@ def _items(c: Ctx, x: SSAValue, indices: list[Any]) -> list[SSAValue | None]:
             items.append(None)
             continue
         if spec_of(idx).dtype in ("bool", "uint8"):
-            mask = c.known.get(idx)
+            mask = c.known(idx)
             if mask is None:
                 raise DataDependent("indexing with a boolean mask tensor (x[mask]) gives a "
                                     "result whose size depends on the mask's values; use "
@@ -151,7 +150,7 @@ def _index_put(c: Ctx, x: SSAValue, indices: list[Any], values: SSAValue,
     return c.emit("scatter_add" if accumulate else "scatter_nd", x, stacked, values)
 
 
-def _scatter(accumulate: bool) -> Callable[..., Any]:
+def _scatter(accumulate: bool) -> Rule:
     """scatter(x, dim, index, src|value) and scatter_add: out[.., index[i..], ..] = src[i..]
     along `dim`, as a scatter_nd with the other coordinates spelled out."""
     def emit(c: Ctx, x: SSAValue, dim: int, index: SSAValue, src: Any,
@@ -177,7 +176,7 @@ def _scatter(accumulate: bool) -> Callable[..., Any]:
     return emit
 
 
-INDEXING: dict[str, Callable[..., Any]] = {
+INDEX: dict[str, Rule] = {
     "scatter.src": _scatter(False),
     "scatter.value": _scatter(False),
     "scatter.reduce": _scatter(False),

@@ -1,60 +1,66 @@
 """ATen elementwise math and activations onto ivy ops.
 
 Keys are ATen op names: a packet (`add`, applies to every overload) or one overload
-(`max.dim`), looked up overload first. Each emitter receives the node's arguments as
+(`max.dim`), looked up overload first. Each rule receives the node's arguments as
 torch passes them; promotion goes through `Ctx.elementwise`, and the walker casts every
 result to the dtype torch recorded for the node.
+
+The plain one-to-one maps come from the registry's op sets through
+`importers.common.one_to_one`: an ATen op named like its registry op needs no line here,
+`renamed` holds ATen's own spelling where it differs (None where a rule below handles
+the op), `aliases` ATen's extra names for the same op.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from xdsl.ir import SSAValue
 
-from ivy_ir.dialect.types import FLOATS
+from ivy_ir.dialect import COMPOSITE, ELEMENTWISE, SPECS
+from ivy_ir.dialect.types import CLASS_MEMBERS, FLOATS
 
-from .common import spec_of
-from .torch_ctx import Ctx, Emitter, Unmapped, promote_types
+from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, one_to_one, spec_of
+from .torch_ctx import Ctx, promote_types
 
-UNARY = {
-    "abs": "abs", "neg": "negative", "negative": "negative", "sign": "sign", "sgn": "sign",
-    "sqrt": "sqrt", "rsqrt": "rsqrt", "square": "square", "reciprocal": "reciprocal",
-    "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "log2": "log2",
-    "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin",
-    "arcsin": "asin", "acos": "acos", "arccos": "acos", "atan": "atan", "arctan": "atan",
-    "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "asinh", "acosh": "acosh",
-    "atanh": "atanh", "erf": "erf", "isnan": "isnan", "isinf": "isinf",
-    "isfinite": "isfinite", "relu": "relu", "relu6": "relu6", "silu": "silu",
-    "sigmoid": "sigmoid", "hardsigmoid": "hard_sigmoid", "hardswish": "hardswish",
-    "mish": "mish", "logical_not": "logical_not",
-}
-ROUNDING = {"floor": "floor", "ceil": "ceil", "round.default": "round", "trunc": "trunc",
-            "fix": "trunc"}
+ROUNDING_OPS = frozenset({"floor", "ceil", "round", "trunc"})
 """Rounding is the identity on integer tensors in torch (the registry ops are float-only)."""
-BINARY = {
-    "mul": "multiply", "multiply": "multiply", "div.Tensor": "divide", "div.Scalar": "divide",
-    "true_divide": "divide", "floor_divide": "floor_divide", "remainder": "remainder",
-    "pow": "pow", "maximum": "maximum", "minimum": "minimum", "atan2": "atan2",
-    "arctan2": "atan2", "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
-    "gt": "greater", "ge": "greater_equal", "bitwise_and": "bitwise_and",
-    "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor", "__and__": "bitwise_and",
-    "__or__": "bitwise_or", "__xor__": "bitwise_xor", "bitwise_left_shift":
-    "bitwise_left_shift", "bitwise_right_shift": "bitwise_right_shift",
-    "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",
-    "max.other": "maximum", "min.other": "minimum",
-}
-LOGICAL = {"logical_and": "logical_and", "logical_or": "logical_or",
-           "logical_xor": "logical_xor"}
+LOGICAL_OPS = frozenset(op for op in BINARY_OPS
+                        if CLASS_MEMBERS[SPECS[op].operands[0].dtype_class] == {"bool"})
+"""torch's logical ops take any dtype (nonzero is True); the registry's take bools."""
+ACTIVATION_OPS = frozenset(op for op in ELEMENTWISE & COMPOSITE
+                           if not SPECS[op].attrs and len(SPECS[op].operands) == 1)
+"""Activations without attributes (relu, sigmoid, ...): one call `name(x)` in ATen too."""
+
+UNARY = one_to_one(
+    UNARY_OPS - ROUNDING_OPS,
+    renamed={"negative": "neg", "bitwise_invert": None},  # bitwise_not: a rule below
+    aliases={"negative": "negative", "sgn": "sign", "arcsin": "asin", "arccos": "acos",
+             "arctan": "atan"})
+ACTIVATIONS = one_to_one(ACTIVATION_OPS, renamed={"hard_sigmoid": "hardsigmoid"},
+                         aliases={"special_expit": "sigmoid"})
+ROUNDING = one_to_one(ROUNDING_OPS, renamed={"round": "round.default"},  # not round.decimals
+                      aliases={"fix": "trunc"})
+BINARY = one_to_one(
+    BINARY_OPS - LOGICAL_OPS,
+    # add/sub take alpha=, div a rounding_mode= in other overloads: rules below
+    renamed={"add": None, "subtract": None, "divide": None, "multiply": "mul",
+             "equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le",
+             "greater": "gt", "greater_equal": "ge"},
+    aliases={"multiply": "multiply", "div.Tensor": "divide", "div.Scalar": "divide",
+             "true_divide": "divide", "arctan2": "atan2", "__and__": "bitwise_and",
+             "__or__": "bitwise_or", "__xor__": "bitwise_xor",
+             "__lshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift",
+             "max.other": "maximum", "min.other": "minimum"})
+LOGICAL = one_to_one(LOGICAL_OPS)
 SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-def _unary(op: str) -> Emitter:
+def _unary(op: str) -> Rule:
     return lambda c, x, **_: c.elementwise(op, x)
 
 
-def _rounding(op: str) -> Emitter:
+def _rounding(op: str) -> Rule:
     def emit(c: Ctx, x: SSAValue, decimals: int = 0) -> SSAValue:
         if decimals:
             raise Unmapped("rounding to decimals")
@@ -62,11 +68,11 @@ def _rounding(op: str) -> Emitter:
     return emit
 
 
-def _binary(op: str) -> Emitter:
+def _binary(op: str) -> Rule:
     return lambda c, x, y: c.elementwise(op, x, y)
 
 
-def _logical(op: str) -> Emitter:
+def _logical(op: str) -> Rule:
     return lambda c, x, y: c.emit(op, c.tensor(x, "bool"), c.tensor(y, "bool"))
 
 
@@ -77,7 +83,7 @@ def _scaled(c: Ctx, y: Any, alpha: Any, dtype: str) -> Any:
     return c.emit("multiply", c.tensor(y, dtype), c.const(alpha, dtype))
 
 
-def _add_sub(op: str, reverse: bool = False) -> Emitter:
+def _add_sub(op: str, reverse: bool = False) -> Rule:
     def emit(c: Ctx, x: Any, y: Any, alpha: Any = 1) -> SSAValue:
         if reverse:  # rsub(x, y) = y - alpha * x
             x, y = y, x
@@ -198,7 +204,7 @@ def _lerp(c: Ctx, start: SSAValue, end: SSAValue, weight: Any) -> SSAValue:
     return c.emit("where", small, low, high)
 
 
-def _addc(op: str) -> Emitter:
+def _addc(op: str) -> Rule:
     def emit(c: Ctx, x: SSAValue, t1: SSAValue, t2: SSAValue, value: Any = 1) -> SSAValue:
         dtype = promote_types([x, t1, t2])
         prod = c.elementwise(op, c.tensor(t1, dtype), c.tensor(t2, dtype))
@@ -206,7 +212,7 @@ def _addc(op: str) -> Emitter:
     return emit
 
 
-def _with_attr(op: str, **names: str) -> Emitter:
+def _with_attr(op: str, **names: str) -> Rule:
     """An activation whose torch keyword arguments map one-to-one onto attributes."""
     def emit(c: Ctx, x: SSAValue, *args: Any, **kwargs: Any) -> SSAValue:
         keys = list(names)
@@ -216,8 +222,9 @@ def _with_attr(op: str, **names: str) -> Emitter:
     return emit
 
 
-MATH: dict[str, Callable[..., Any]] = {
+MATH: dict[str, Rule] = {
     **{k: _unary(v) for k, v in UNARY.items()},
+    **{k: _unary(v) for k, v in ACTIVATIONS.items()},
     **{k: _rounding(v) for k, v in ROUNDING.items()},
     **{k: _binary(v) for k, v in BINARY.items()},
     **{k: _logical(v) for k, v in LOGICAL.items()},
@@ -252,6 +259,5 @@ MATH: dict[str, Callable[..., Any]] = {
     "lerp": _lerp,
     "addcmul": _addc("multiply"),
     "addcdiv": _addc("divide"),
-    "special_expit": _unary("sigmoid"),
     "exp2": lambda c, x: c.elementwise("pow", 2.0, c.float_in(x)),
 }

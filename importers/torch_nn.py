@@ -15,8 +15,8 @@ from typing import Any
 import torch
 from xdsl.ir import SSAValue
 
-from .common import spec_of
-from .torch_ctx import Ctx, Emitter, Unmapped, promote_types
+from .common import Rule, Unmapped, spec_of
+from .torch_ctx import Ctx, promote_types
 
 
 def _ntuple(v: Any, n: int) -> list[int]:
@@ -117,7 +117,7 @@ def _convolution(c: Ctx, x: SSAValue, weight: SSAValue, bias: SSAValue | None, s
     return _conv(c, x, weight, bias, stride, padding, dilation, groups)
 
 
-def _max_pool(n: int) -> Emitter:
+def _max_pool(n: int) -> Rule:
     def emit(c: Ctx, x: SSAValue, kernel_size: Any, stride: Any = (), padding: Any = 0,
              dilation: Any = 1, ceil_mode: bool = False) -> SSAValue:
         kernel = _ntuple(kernel_size, n)
@@ -128,13 +128,13 @@ def _max_pool(n: int) -> Emitter:
     return emit
 
 
-def _max_pool_with_indices(n: int) -> Emitter:
+def _max_pool_with_indices(n: int) -> Rule:
     def emit(c: Ctx, x: SSAValue, *args: Any) -> list[Any]:
         return [_max_pool(n)(c, x, *args), None]
     return emit
 
 
-def _avg_pool(n: int) -> Emitter:
+def _avg_pool(n: int) -> Rule:
     def emit(c: Ctx, x: SSAValue, kernel_size: Any, stride: Any = (), padding: Any = 0,
              ceil_mode: bool = False, count_include_pad: bool = True,
              divisor_override: Any = None) -> SSAValue:
@@ -149,14 +149,14 @@ def _avg_pool(n: int) -> Emitter:
     return emit
 
 
-def _adaptive_avg_pool(n: int) -> Emitter:
+def _adaptive_avg_pool(n: int) -> Rule:
     def emit(c: Ctx, x: SSAValue, output_size: Any) -> SSAValue:
         size = list(c.out.shape[-n:])
         return _batched(c, x, n, lambda v: c.emit("adaptive_avg_pool", v, output_size=size))
     return emit
 
 
-def _upsample(mode: str, n: int) -> Emitter:
+def _upsample(mode: str, n: int) -> Rule:
     """upsample_*.vec(x, output_size, [align_corners,] scale_factors): torch maps output
     pixels back through the given scale, which equals size ratio only when out = in*scale."""
     def emit(c: Ctx, x: SSAValue, output_size: Any, *args: Any) -> SSAValue:
@@ -275,7 +275,7 @@ def _embedding(c: Ctx, weight: SSAValue, indices: SSAValue, *args: Any) -> SSAVa
     return c.emit("embedding", indices, weight)
 
 
-NN: dict[str, Callable[..., Any]] = {
+NN: dict[str, Rule] = {
     "linear": _linear,
     "matmul": _matmul,
     "mm": _matmul,

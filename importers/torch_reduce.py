@@ -6,16 +6,15 @@ bool sums accumulate in int64); `max.dim`-style ops return (values, indices) pai
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from xdsl.ir import SSAValue
 
-from .common import spec_of
-from .torch_ctx import Ctx, Emitter, Unmapped, axis_list
+from .common import Rule, Unmapped, spec_of
+from .torch_ctx import Ctx, axis_list
 
 
-def _reduce(op: str, cast_in: bool = True) -> Emitter:
+def _reduce(op: str, cast_in: bool = True) -> Rule:
     """A reduction over `dim` (all dims when absent); sums and means compute in torch's
     result dtype (int and bool sums accumulate in int64)."""
     def emit(c: Ctx, x: SSAValue, dim: Any = None, keepdim: bool = False, *,
@@ -26,7 +25,7 @@ def _reduce(op: str, cast_in: bool = True) -> Emitter:
     return emit
 
 
-def _reduce_pair(op: str, arg_op: str) -> Emitter:
+def _reduce_pair(op: str, arg_op: str) -> Rule:
     """`max.dim`/`min.dim`: (values, indices) along one dim."""
     def emit(c: Ctx, x: SSAValue, dim: int, keepdim: bool = False) -> list[SSAValue]:
         axis = dim % max(spec_of(x).rank, 1)
@@ -35,7 +34,7 @@ def _reduce_pair(op: str, arg_op: str) -> Emitter:
     return emit
 
 
-def _arg_reduce(op: str) -> Emitter:
+def _arg_reduce(op: str) -> Rule:
     def emit(c: Ctx, x: SSAValue, dim: int | None = None, keepdim: bool = False) -> SSAValue:
         if spec_of(x).rank == 0:
             return c.const(0, "int64")
@@ -43,7 +42,7 @@ def _arg_reduce(op: str) -> Emitter:
     return emit
 
 
-def _moment(op: str, overload: str) -> Emitter:
+def _moment(op: str, overload: str) -> Rule:
     """var/std: `.default(x, unbiased)`, `.dim(x, dim, unbiased, keepdim)`,
     `.correction(x, dim, *, correction, keepdim)`."""
     def emit(c: Ctx, x: SSAValue, *args: Any, correction: Any = None,
@@ -64,7 +63,7 @@ def _moment(op: str, overload: str) -> Emitter:
     return emit
 
 
-def _moment_mean(op: str) -> Emitter:
+def _moment_mean(op: str) -> Rule:
     """`var_mean`/`std_mean.correction`: (var or std, mean)."""
     def emit(c: Ctx, x: SSAValue, dim: Any = None, *, correction: Any = None,
              keepdim: bool = False) -> list[SSAValue]:
@@ -76,7 +75,7 @@ def _moment_mean(op: str) -> Emitter:
     return emit
 
 
-def _scan(op: str) -> Emitter:
+def _scan(op: str) -> Rule:
     def emit(c: Ctx, x: SSAValue, dim: int, *, dtype: Any = None) -> SSAValue:
         x = c.cast(x, c.out.dtype)
         if spec_of(x).rank == 0:
@@ -104,7 +103,7 @@ def _logsumexp(c: Ctx, x: SSAValue, dim: Any, keepdim: bool = False) -> SSAValue
     return c.emit("logsumexp", x, axis=axis_list(dim, spec_of(x).rank), keepdims=keepdim)
 
 
-def _softmax(op: str) -> Emitter:
+def _softmax(op: str) -> Rule:
     """`softmax.int(x, dim, dtype)` and `_softmax(x, dim, half_to_float)`."""
     def emit(c: Ctx, x: SSAValue, dim: int, extra: Any = None, *, dtype: Any = None) -> SSAValue:
         x = c.cast(x, c.out.dtype)
@@ -137,7 +136,7 @@ def _topk(c: Ctx, x: SSAValue, k: int, dim: int = -1, largest: bool = True,
     return c.emit_all("top_k", x, k=k, axis=dim, largest=largest)
 
 
-REDUCE: dict[str, Callable[..., Any]] = {
+REDUCE: dict[str, Rule] = {
     "sum": _reduce("sum"),
     "mean": _reduce("mean"),
     "prod": _reduce("prod"),

@@ -1,4 +1,5 @@
-"""ATen views, copies, creation, joining/splitting and scatter-style updates onto ivy ops.
+"""ATen views, copies, creation and joining/splitting onto ivy ops (indexing and
+scatter-style updates are `torch_index`'s).
 
 torch records a static result shape for every node, so view-like ops (view, reshape,
 flatten, squeeze, expand, ...) need no shape arithmetic here: they become one
@@ -8,7 +9,6 @@ are the identity here; the walker casts every result to torch's dtype.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,9 +16,8 @@ from xdsl.ir import SSAValue
 
 from ivy_ir.dialect.types import INT64_MAX
 
-from .common import spec_of
-from .torch_ctx import Ctx, Emitter, TensorScalar, Unmapped, promote_types
-from .torch_index import INDEXING
+from .common import Rule, Unmapped, spec_of
+from .torch_ctx import Ctx, TensorScalar, promote_types
 
 
 def _identity(c: Ctx, x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -108,7 +107,7 @@ def _select(c: Ctx, x: SSAValue, dim: int, index: int | TensorScalar) -> SSAValu
     return _reshape(c, slice_axis(c, x, dim, index, index + 1))
 
 
-def _joined(op: str) -> Emitter:
+def _joined(op: str) -> Rule:
     """cat/stack: inputs promote to one dtype; cat skips legacy empty 1-D tensors."""
     def emit(c: Ctx, tensors: list[SSAValue], dim: int = 0) -> SSAValue:
         dtype = promote_types(tensors)
@@ -185,11 +184,11 @@ def pad_torch(c: Ctx, x: SSAValue, pad: list[int], mode: str = "constant",
     return out
 
 
-def _pad_mode(mode: str) -> Emitter:
+def _pad_mode(mode: str) -> Rule:
     return lambda c, x, padding: pad_torch(c, x, list(padding), mode)
 
 
-def _creation(op: str) -> Emitter:
+def _creation(op: str) -> Rule:
     def emit(c: Ctx, *args: Any, **kwargs: Any) -> SSAValue:
         return c.emit(op, shape=list(c.out.shape), dtype=c.out.dtype)
     return emit
@@ -234,7 +233,7 @@ def _copy(c: Ctx, x: SSAValue, src: SSAValue, non_blocking: bool = False) -> SSA
     return _expand(c, src)
 
 
-def _triangle(op: str) -> Emitter:
+def _triangle(op: str) -> Rule:
     return lambda c, x, diagonal=0: c.emit(op, x, k=diagonal)
 
 
@@ -269,7 +268,7 @@ IDENTITY = ("clone", "contiguous", "alias", "detach", "detach_", "lift_fresh_cop
 RESHAPE = ("view", "reshape", "_unsafe_view", "flatten", "unflatten", "view_as", "reshape_as",
            "squeeze", "unsqueeze", "ravel", "atleast_1d", "atleast_2d", "atleast_3d")
 
-SHAPE: dict[str, Callable[..., Any]] = {
+SHAPE: dict[str, Rule] = {
     **{k: _identity for k in IDENTITY},
     **{k: _reshape for k in RESHAPE},
     **{k: _dropout for k in ("dropout", "feature_dropout", "alpha_dropout",
@@ -334,5 +333,4 @@ SHAPE: dict[str, Callable[..., Any]] = {
     "sym_numel": lambda c, x: int(np.prod(spec_of(x).shape)),
     "item": lambda c, x: TensorScalar(x),
     "_local_scalar_dense": lambda c, x: TensorScalar(x),
-    **INDEXING,
 }

@@ -68,7 +68,7 @@ def render() -> str:
         "apart. `?` marks an optional operand or attribute, `*` a variadic one. The "
         "inference rule lives in `ivy_ir/dialect/infer*.py`. The target columns form the "
         "coverage matrix: `native` is a rule in that target's lowering table, `decomposed` "
-        "goes through the op's decomposition in `ivy_ir/decompositions.py`.",
+        "goes through the op's decomposition in `ivy_ir/core/decompose.py`.",
         "",
         "| op | operands | attributes | results | tags | inference | "
         + " | ".join(TARGETS) + " |",

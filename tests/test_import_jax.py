@@ -1,10 +1,11 @@
 """The JAX importer: source detection, parameter names, dtype promotion, the
 unsupported-op and control-flow errors, locations, and the walked higher-order
-primitives (jit, custom_jvp, scan, cond)."""
+primitives (jit, custom_jvp, scan, cond), and the lax table's names."""
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 
 import jax
@@ -12,10 +13,14 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jax import lax
+from jax.extend.core import Primitive
 from zoo_jax import build_500_op
 
 import ivy_ir
 from importers import detect_source
+from importers.jax import ONE_TO_ONE, TABLE
+from importers.jax_walk import INLINED
+from ivy_ir.dialect import SPECS
 
 HERE = "tests/test_import_jax.py"
 rng = np.random.default_rng(5)
@@ -268,3 +273,24 @@ def test_a_500_op_model_imports():
     fn, args, params = build_500_op()
     module = ivy_ir.trace(fn, args, params=params, source="jax")
     assert module.op_count() >= 450
+
+
+def _jax_primitive_names() -> set[str]:
+    """The name of every primitive JAX defines: each `Primitive` bound in one of its
+    loaded modules (`jax.lax.*_p`, `jax.extend.core.primitives`, and those only
+    `jax._src` binds, such as `pvary`), higher-order ones (`jit`, `scan`) included."""
+    return {value.name for name, module in list(sys.modules.items())
+            if name.partition(".")[0] == "jax"
+            for value in list(getattr(module, "__dict__", {}).values())
+            if isinstance(value, Primitive)}
+
+
+def test_every_table_key_is_a_lax_primitive_and_every_value_a_registry_op():
+    names = _jax_primitive_names()
+    # primitive names, not the Python names of their objects (`scatter_add_p`)
+    assert {"add", "scatter-add", "dot_general", "jit", "scan", "cond"} <= names
+    assert not {"scatter_add", "add_p", "copy_p"} & names
+    assert sorted(set(TABLE) - names) == []
+    assert sorted(set(TABLE) & {*INLINED, "scan", "cond"}) == []  # walked, never looked up
+    assert sorted(set(ONE_TO_ONE.values()) - set(SPECS)) == []
+    assert set(ONE_TO_ONE) <= set(TABLE)

@@ -12,7 +12,9 @@ import zoo_numpy
 
 import ivy_ir
 from importers import detect_source
-from ivy_ir.dialect import TensorSpec
+from importers.numpy import FUNCTIONS, ONE_TO_ONE, TABLE, UFUNCS
+from importers.numpy_context import public_name
+from ivy_ir.dialect import SPECS, TensorSpec
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4))
@@ -287,3 +289,32 @@ def test_500_op_program_imports():
     m = ivy_ir.trace(fn, args, params=params)
     assert m.op_count() >= 450
     assert len(m.params) == 250
+
+
+# ---- the mapping tables ----
+
+def _numpy_attr(dotted: str):
+    obj = np
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def test_every_table_key_is_a_numpy_function_or_ufunc_and_every_op_a_registry_op():
+    assert TABLE == {**FUNCTIONS, **UFUNCS} and not set(FUNCTIONS) & set(UFUNCS)
+    assert set(ONE_TO_ONE) <= set(UFUNCS)
+    wrong = []
+    for key in TABLE:
+        obj = _numpy_attr(key)
+        if key in UFUNCS:
+            if not (isinstance(obj, np.ufunc) and obj.__name__ == key):
+                wrong.append(f"{key}: not the name of a NumPy ufunc")
+        elif not callable(obj) or isinstance(obj, np.ufunc):
+            wrong.append(f"{key}: not a NumPy function")
+        elif public_name(obj) not in FUNCTIONS:
+            wrong.append(f"{key}: NumPy calls it {public_name(obj)}, which has no rule")
+    assert not wrong, wrong
+    not_ops = {name: op for name, op in ONE_TO_ONE.items() if op not in SPECS}
+    assert not not_ops, not_ops

@@ -16,6 +16,8 @@ from zoo_torch import build_500_op
 from zoo_torch_models import MLP, seeded
 
 import ivy_ir
+from importers.torch import ONE_TO_ONE, TABLE
+from ivy_ir.dialect import SPECS
 
 RNG = np.random.default_rng(7)
 
@@ -310,3 +312,25 @@ def test_500_op_model_imports():
     elapsed = time.perf_counter() - start
     assert module.op_count() >= 450, module.op_count()
     print(f"500-op import: {module.op_count()} ops in {elapsed:.2f}s")
+
+
+# ---- the table: ATen op -> rule ----
+
+def _aten_op(name: str) -> bool:
+    """Whether `name` is an ATen packet (`torch.ops.aten.add`) or one overload of one
+    (`torch.ops.aten.div.Tensor`): the two names the walker looks a node's op up by."""
+    packet, _, overload = name.partition(".")
+    ops = getattr(torch.ops.aten, packet, None)  # AttributeError for no such op: None
+    if not isinstance(ops, torch._ops.OpOverloadPacket):
+        return False
+    return not overload or overload in ops.overloads()
+
+
+def test_table_keys_are_aten_ops_and_one_to_one_values_registry_ops():
+    # every key is an ATen name, Python-operator ones included: `__and__`, `__lshift__`
+    # ... are ATen ops (`torch.ops.aten.__and__.Tensor`); the walker handles
+    # `operator.getitem` and Python arithmetic on sizes itself, outside the table
+    assert not _aten_op("relux") and not _aten_op("div.Tensr")  # the check can fail
+    assert [k for k in TABLE if not _aten_op(k)] == []
+    assert ONE_TO_ONE.keys() <= TABLE.keys()
+    assert [v for v in ONE_TO_ONE.values() if v not in SPECS] == []

@@ -1,12 +1,18 @@
-"""NumPy ufuncs on traced arrays: `np.add(x, 1)`, `x * y`, `np.maximum.reduce(x)`, ...
+"""Elementwise math, comparisons and logic on traced arrays: the ufuncs (`np.add(x, 1)`,
+`x * y`, `np.maximum.reduce(x)`, ...) and the elementwise functions `np.where`,
+`np.clip`, `np.round`.
 
 `ufunc.resolve_dtypes` is the oracle for promotion: it takes Python scalars as weak
 (NEP 50) and NumPy scalars and arrays as strong and names the loop NumPy would run, so
 each operand is cast to its loop dtype (one explicit `astype` where it differs) and the
-result comes out in NumPy's dtype. `UFUNC_OPS` maps ufuncs with a registry op of the
-same meaning; `SPECIAL` holds the few that need a short composition or change meaning
-with the loop dtype (NumPy's `add` on bools is a logical or). Any other ufunc, and
-any dtype the registry op does not take, is recorded as unsupported.
+result comes out in NumPy's dtype. `UFUNCS` maps each ufunc name to its rule, called as
+`rule(call, *operands)` with the operands in their loop dtypes: the ufuncs of
+`ONE_TO_ONE` (one registry op of the same meaning, built from the registry's shared
+op sets) go through `_one_to_one`, which also covers what changes meaning with the
+loop dtype (NumPy's `add` on bools is a logical or); a few others are short
+compositions. Any other ufunc, and any dtype the registry op does not take, is
+recorded as unsupported (`numpy.f`, `numpy.f[dtype]`). `MATH` is the function table
+of this family.
 """
 
 from __future__ import annotations
@@ -21,28 +27,20 @@ from ivy_ir.dialect import SPECS
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.types import CLASS_MEMBERS, numpy_dtype
 
-from .common import spec_of
+from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, one_to_one, spec_of
 from .numpy_array import NpArray, Session
+from .numpy_context import NO, Call, store_out
 from .numpy_index import index_value
 
-UFUNC_OPS: dict[str, str] = {
-    "add": "add", "subtract": "subtract", "multiply": "multiply", "divide": "divide",
-    "floor_divide": "floor_divide", "remainder": "remainder", "power": "pow",
-    "float_power": "pow", "maximum": "maximum", "minimum": "minimum", "arctan2": "atan2",
-    "equal": "equal", "not_equal": "not_equal", "less": "less", "less_equal": "less_equal",
-    "greater": "greater", "greater_equal": "greater_equal", "logical_and": "logical_and",
-    "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not",
-    "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor",
-    "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
-    "invert": "bitwise_invert", "absolute": "abs", "fabs": "abs", "negative": "negative",
-    "sign": "sign", "sqrt": "sqrt", "square": "square", "reciprocal": "reciprocal",
-    "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "log2": "log2",
-    "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
-    "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
-    "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "floor": "floor",
-    "ceil": "ceil", "rint": "round", "trunc": "trunc", "isnan": "isnan", "isinf": "isinf",
-    "isfinite": "isfinite", "matmul": "matmul", "vecdot": "vecdot",
-}
+ONE_TO_ONE: dict[str, str] = one_to_one(
+    UNARY_OPS | BINARY_OPS,
+    renamed={"abs": "absolute", "acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
+             "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
+             "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+             "bitwise_right_shift": "right_shift", "pow": "power", "round": "rint",
+             "erf": None, "rsqrt": None},  # NumPy has no erf or rsqrt ufunc
+    aliases={"fabs": "abs", "float_power": "pow", "matmul": "matmul", "vecdot": "vecdot"})
+"""Ufunc name -> the registry op of the same meaning."""
 LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor", "logical_not"})
 """NumPy's logical ufuncs take any dtype and test it for non-zero."""
 ROUNDING = frozenset({"floor", "ceil", "trunc", "rint"})
@@ -51,28 +49,75 @@ BOOL_AS = {"add": "logical_or", "multiply": "logical_and", "maximum": "logical_o
            "minimum": "logical_and"}
 """NumPy's arithmetic on bools: `True + True` is True."""
 
-Values = list[SSAValue]
+
+# ---- ufunc rules: `rule(call, *operands in their loop dtypes) -> results` ----
+
+def _accepts(op: str, values: tuple[SSAValue, ...]) -> bool:
+    spec = SPECS[op]
+    return all(spec_of(v).dtype in CLASS_MEMBERS[a.dtype_class]
+               for a, v in zip(spec.operands, values))
 
 
-def _matvec(s: Session, v: Values) -> Values:
+def _one_to_one(c: Call, *values: SSAValue) -> list[SSAValue]:
+    name = c.name
+    loop = numpy_dtype(spec_of(values[0]).dtype)
+    kind = loop.kind
+    if kind in "iub" and name in ROUNDING or kind == "b" and name == "absolute":
+        return list(values)
+    op = ONE_TO_ONE[name]
+    if name in LOGICAL:
+        values = tuple(c.s.cast(v, np.bool_) for v in values)
+    elif kind == "b" and name in BOOL_AS:
+        op = BOOL_AS[name]
+    elif kind == "b" and name in ORDERED:
+        values = tuple(c.s.cast(v, np.int8) for v in values)
+    if not _accepts(op, values):
+        raise Unmapped(str(loop))
+    return c.emit_all(op, *values)
+
+
+def _same(c: Call, *values: SSAValue) -> list[SSAValue]:
+    return list(values)
+
+
+def _divmod(c: Call, x: SSAValue, y: SSAValue) -> list[SSAValue]:
+    return [c.emit("floor_divide", x, y), c.emit("remainder", x, y)]
+
+
+def _matvec(c: Call, m: SSAValue, v: SSAValue) -> list[SSAValue]:
     # (..., n, k) @ (..., k) -> (..., n)
-    col = s.emit("expand_dims", [v[1]], axis=[-1])
-    return [s.emit("squeeze", [s.emit("matmul", [v[0], col])], axis=[-1])]
+    col = c.emit("expand_dims", v, axis=[-1])
+    return [c.emit("squeeze", c.emit("matmul", m, col), axis=[-1])]
 
 
-def _vecmat(s: Session, v: Values) -> Values:
+def _vecmat(c: Call, v: SSAValue, m: SSAValue) -> list[SSAValue]:
     # (..., k) @ (..., k, n) -> (..., n)
-    row = s.emit("expand_dims", [v[0]], axis=[-2])
-    return [s.emit("squeeze", [s.emit("matmul", [row, v[1]])], axis=[-2])]
+    row = c.emit("expand_dims", v, axis=[-2])
+    return [c.emit("squeeze", c.emit("matmul", row, m), axis=[-2])]
 
 
-SPECIAL: dict[str, Callable[[Session, Values], Values]] = {
-    "positive": lambda s, v: v,
-    "conjugate": lambda s, v: v,  # real dtypes only
-    "divmod": lambda s, v: [s.emit("floor_divide", v), s.emit("remainder", v)],
+UFUNCS: dict[str, Rule] = {
+    **dict.fromkeys(ONE_TO_ONE, _one_to_one),
+    "positive": _same,
+    "conjugate": _same,  # real dtypes only
+    "divmod": _divmod,
     "matvec": _matvec,
     "vecmat": _vecmat,
 }
+"""Ufunc name (`ufunc.__name__`) -> its rule."""
+
+
+# ---- ufunc calls and methods ----
+
+def call_ufunc(s: Session, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> Any:
+    """`ufunc.method(*inputs, **kwargs)` on traced arrays."""
+    s.here()
+    what = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    handler = METHODS.get(method)
+    if handler is None:
+        return s.unsupported(what, s.oracle(getattr(ufunc, method), inputs, kwargs, what))
+    return handler(s, ufunc, inputs, kwargs, what)
 
 
 def _dtype_arg(x: Any) -> Any:
@@ -84,43 +129,6 @@ def _dtype_arg(x: Any) -> Any:
     if isinstance(x, (int, float, complex)):
         return type(x)
     return np.asarray(x).dtype
-
-
-def _accepts(op: str, values: Values) -> bool:
-    spec = SPECS[op]
-    return all(spec_of(v).dtype in CLASS_MEMBERS[a.dtype_class]
-               for a, v in zip(spec.operands, values))
-
-
-def _compute(s: Session, name: str, values: Values, loop: tuple[np.dtype, ...]) -> Values | None:
-    """The registry ops for ufunc `name` on operands already in their loop dtypes."""
-    kind = loop[0].kind
-    if name in SPECIAL:
-        return SPECIAL[name](s, values)
-    if kind in "iub" and name in ROUNDING or kind == "b" and name == "absolute":
-        return values
-    op = UFUNC_OPS.get(name)
-    if op is None:
-        return None
-    if name in LOGICAL:
-        values = [s.cast(v, np.bool_) for v in values]
-    elif kind == "b" and name in BOOL_AS:
-        op = BOOL_AS[name]
-    elif kind == "b" and name in ORDERED:
-        values = [s.cast(v, np.int8) for v in values]
-    if not _accepts(op, values):
-        return None
-    return s.emit_all(op, values)
-
-
-def call_ufunc(s: Session, ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
-               kwargs: dict[str, Any]) -> Any:
-    s.here()
-    what = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
-    handler = METHODS.get(method)
-    if handler is None:
-        return s.unsupported(what, s.oracle(getattr(ufunc, method), inputs, kwargs, what))
-    return handler(s, ufunc, inputs, kwargs, what)
 
 
 def _call(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, Any],
@@ -152,15 +160,19 @@ def _call(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str
         raise ValueError(f"{s.where}: {what}: Integers to negative integer powers are not "
                          "allowed.")
     values = [s.lift(x, loop[i]) for i, x in enumerate(inputs)]
+    example_args = {} if dtype is None else {"dtype": dtype}
+    rule = UFUNCS.get(ufunc.__name__)
+    if rule is None:
+        return s.unsupported(what, s.oracle(ufunc, inputs, example_args, what))
+    call = Call(s, ufunc.__name__, oracle=lambda: s.oracle(ufunc, inputs, example_args, what))
     try:
-        results = _compute(s, ufunc.__name__, values, loop)
+        results = rule(call, *values)
     except InferError:
         s.oracle(ufunc, inputs, {}, what)  # NumPy's own error for the operands it rejects
         raise
-    if results is None:
-        name = f"{what}[{loop[0]}]" if ufunc.__name__ in UFUNC_OPS else what
-        return s.unsupported(name, s.oracle(ufunc, inputs, {} if dtype is None
-                                            else {"dtype": dtype}, what))
+    except Unmapped as exc:  # no registry op for this loop dtype
+        return s.unsupported(f"{what}[{exc.detail}]", s.oracle(ufunc, inputs, example_args,
+                                                               what))
     results = [s.cast(r, d) for r, d in zip(results, loop[nin:])]
     outs = out if out is not None else (None,) * nout
     arrays = [s.new(r) if o is None else store_out(s, what, r, o, shape or spec_of(r).shape,
@@ -169,32 +181,10 @@ def _call(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str
     return arrays[0] if nout == 1 else tuple(arrays)
 
 
-def store_out(s: Session, what: str, r: SSAValue, o: Any, shape: tuple[int | None, ...],
-              where: Any, casting: str) -> NpArray:
-    """Write a ufunc result into its `out=` array, under NumPy's casting rule."""
-    if not isinstance(o, NpArray):
-        raise s.trace_error(f"{what}: out= must be a traced array; a NumPy array cannot be "
-                            "updated in place while tracing")
-    have = numpy_dtype(spec_of(r).dtype)
-    if not np.can_cast(have, o.dtype, casting):
-        raise TypeError(f"{s.where}: Cannot cast ufunc '{what[6:]}' output from {have!r} to "
-                        f"{o.dtype!r} with casting rule '{casting}'")
-    if np.broadcast_shapes(shape, o.shape) != o.shape:
-        raise ValueError(f"{s.where}: {what}: non-broadcastable output operand with shape "
-                         f"{o.shape} doesn't match the broadcast shape "
-                         f"{np.broadcast_shapes(shape, o.shape)}")
-    r = s.cast(r, o.dtype)
-    if where is not True:
-        r = s.emit("where", [s.lift(where, np.bool_), r, o.value])
-    if spec_of(r).shape != o.shape:
-        r = s.emit("broadcast_to", [r], shape=list(o.shape))
-    o.assign(r)
-    return o
-
-
 REDUCE_AS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
              "logical_and": "all", "logical_or": "any"}
 ACCUMULATE_AS = {"add": "cumsum", "multiply": "cumprod"}
+"""`ufunc.reduce`/`ufunc.accumulate` as the NumPy function that computes the same."""
 
 
 def _reduce(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, Any],
@@ -232,7 +222,7 @@ def _finish(s: Session, what: str, result: Any, example: np.ndarray, out: Any) -
     if out is None:
         return arr
     return store_out(s, what, arr.value, out[0] if isinstance(out, tuple) else out,
-                  arr.shape, True, "unsafe")
+                     arr.shape, True, "unsafe")
 
 
 def _outer(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, Any],
@@ -260,20 +250,20 @@ def _at(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, 
         idx = index_value(s, indices, a.shape[0], 0)
         target = indices.shape + a.shape[1:]
         if spec_of(v).shape != target:
-            v = s.emit("broadcast_to", [v], shape=list(target))
-        a.assign(s.emit("scatter_add", [a.value, s.emit("expand_dims", [idx], axis=[-1]), v]))
+            v = s.emit("broadcast_to", v, shape=list(target))
+        a.assign(s.emit("scatter_add", a.value, s.emit("expand_dims", idx, axis=[-1]), v))
         return None
     keys = indices if isinstance(indices, tuple) else (indices,)
     if any(isinstance(k, NpArray) for k in keys):
         raise s.trace_error(f"{what}: a traced index is supported as a single index array")
     positions = np.arange(a.size).reshape(a.shape)[indices]
     if spec_of(v).shape != positions.shape:
-        v = s.emit("broadcast_to", [v], shape=list(positions.shape))
-    flat = s.emit("reshape", [a.value], shape=[a.size])
-    updates = s.emit("reshape", [v], shape=[positions.size])
+        v = s.emit("broadcast_to", v, shape=list(positions.shape))
+    flat = s.emit("reshape", a.value, shape=[a.size])
+    updates = s.emit("reshape", v, shape=[positions.size])
     index = s.lift(positions.reshape(-1, 1).astype(np.int64))
-    new = s.emit("scatter_add", [flat, index, updates])
-    a.assign(s.emit("reshape", [new], shape=list(a.shape)))
+    new = s.emit("scatter_add", flat, index, updates)
+    a.assign(s.emit("reshape", new, shape=list(a.shape)))
     return None
 
 
@@ -281,3 +271,57 @@ METHODS: dict[str, Callable[..., Any]] = {
     "__call__": _call, "reduce": _reduce, "accumulate": _accumulate, "outer": _outer,
     "at": _at,
 }
+"""Ufunc method -> its handler, `handler(session, ufunc, inputs, kwargs, what)`."""
+
+
+# ---- elementwise functions ----
+
+def _where(c: Call, condition: Any, x: Any = NO, y: Any = NO) -> NpArray:
+    if x is NO and y is NO:
+        raise c.s.trace_error("numpy.where with one argument returns the indices of true "
+                              "elements, a data-dependent shape; pass x and y")
+    cond = c.s.lift(condition, np.bool_)
+    return c.new(c.emit("where", cond, c.val(x), c.val(y)))
+
+
+def _scalar(b: Any) -> bool:
+    return not isinstance(b, NpArray) and np.ndim(b) == 0
+
+
+def _clip(c: Call, a: Any, a_min: Any = NO, a_max: Any = NO, out: Any = None, *, min: Any = NO,
+          max: Any = NO, **kwargs: Any) -> NpArray:
+    if kwargs:
+        raise Unmapped(", ".join(kwargs))
+    lo = a_min if a_min is not NO else (None if min is NO else min)
+    hi = a_max if a_max is not NO else (None if max is NO else max)
+    x = c.val(a)
+    if c.dtype.kind == "f" and _scalar(lo) and _scalar(hi):
+        # bounds rounded to the array's dtype first, as NumPy compares in that dtype
+        def bound(b: Any) -> float | None:
+            return None if b is None else float(np.asarray(b).astype(c.dtype))
+        return c.new(c.emit("clip", x, min=bound(lo), max=bound(hi)))
+    if lo is not None:
+        x = c.emit("maximum", x, c.val(lo))
+    if hi is not None:
+        x = c.emit("minimum", x, c.val(hi))
+    return c.new(x)
+
+
+def _round(c: Call, a: Any, decimals: int = 0, out: Any = None) -> NpArray:
+    x = c.val(a)
+    if c.dtype.kind in "iub":
+        if decimals < 0:
+            raise Unmapped("decimals")
+        return c.s.new(x)
+    if decimals == 0:
+        return c.new(c.emit("round", x))
+    # NumPy's own recipe: scale by a power of ten (a weak Python float), rint, unscale
+    up, down = ("multiply", "divide") if decimals > 0 else ("divide", "multiply")
+    f = c.val(10.0 ** abs(decimals))
+    return c.new(c.emit(down, c.emit("round", c.emit(up, x, f)), f))
+
+
+MATH: dict[str, Rule] = {
+    "where": _where, "clip": _clip, "round": _round, "around": _round,
+}
+"""NumPy function name -> its rule (see `numpy_context`)."""
