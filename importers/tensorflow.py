@@ -2,10 +2,11 @@
 
 The program is traced by TensorFlow itself (`tf.function(...).get_concrete_function`
 on `tf.TensorSpec`s of the example arguments; a Keras model is called with
-`training=False`), then `TF_TO_IVY` maps each raw op of the graph onto registry ops
-(`tensorflow_walk.Walker`). Captured resource variables become IR parameters named by
-their Keras path (`dense/kernel`) or TF variable name (without ":0"), trainable as the
-variable says; captured constant tensors become constants. Autograph turns a Python
+`training=False`), then `TABLE` maps each raw op of the graph onto registry ops
+(`tensorflow_walk.Walker`; each rule sees a `tensorflow_ctx.Ctx`). Captured resource
+variables become IR parameters named by their Keras path (`dense/kernel`) or TF
+variable name (without ":0"), trainable as the variable says; captured constant
+tensors become constants. Autograph turns a Python
 `if`/`while` on a tensor into an `If`/`While` op, which a static graph cannot hold:
 those are reported with the user's line, together with every other unmapped op.
 """
@@ -23,19 +24,41 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from importers.common import ImportBuilder, location
-from importers.tensorflow_array import ARRAY_OPS
-from importers.tensorflow_math import MATH_OPS
-from importers.tensorflow_nn import NN_OPS
-from importers.tensorflow_walk import Handler, Value, VarRef, Walker, tf_dtype
 from ivy_ir.core.errors import TraceError, UnsupportedOpsError
 from ivy_ir.core.graph import is_array
 from ivy_ir.core.locations import OWN_DIRS, short_path
 from ivy_ir.core.module import Module
 from ivy_ir.dialect import DTYPES, TensorSpec
 
-TF_TO_IVY: dict[str, Handler] = {**MATH_OPS, **ARRAY_OPS, **NN_OPS}
-"""Raw TF op type -> handler emitting registry ops. Ops missing here are reported."""
+from .common import ImportBuilder, Rule, location
+from .tensorflow_ctx import NO_VALUE, Value, VarRef, tf_dtype
+from .tensorflow_graph import GRAPH
+from .tensorflow_index import INDEX
+from .tensorflow_math import ACTIVATIONS, BINARY, MATH, UNARY
+from .tensorflow_nn import NN
+from .tensorflow_reduce import REDUCE, REDUCTIONS
+from .tensorflow_shape import SHAPE
+from .tensorflow_walk import Walker
+
+
+def _merge_families(*families: dict[str, Rule]) -> dict[str, Rule]:
+    table: dict[str, Rule] = {}
+    for family in families:
+        twice = sorted(table.keys() & family.keys())
+        if twice:
+            raise ValueError(f"TF ops with rules in two families: {', '.join(twice)}")
+        table.update(family)
+    return table
+
+
+TABLE = _merge_families(MATH, REDUCTIONS, SHAPE, INDEX, NN, GRAPH)
+"""Raw TF op type -> `Rule`, called as `rule(ctx, *inputs, **attrs)`, one family module
+each (`tensorflow_math`, `_reduce`, `_shape`, `_index`, `_nn`, `_graph`). Ops missing
+here are reported."""
+
+ONE_TO_ONE: dict[str, str] = {**UNARY, **BINARY, **ACTIVATIONS, **REDUCE}
+"""Raw TF op type -> the registry op it imports as, for the ops that map one to one
+(reductions with their axes operand as the `axis` attribute)."""
 
 SIDE_EFFECTS = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
                           "ResourceScatterUpdate", "ResourceScatterAdd"})
@@ -87,10 +110,11 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
                            for path, leaf in leaves]
     values += builder.inputs[:len(specs)]
     variables = _variable_refs(fn, graph)
-    captured = {internal.name: variables.get(id(external)) if external.dtype == tf.resource
+    captured = {internal.name: variables.get(id(external), NO_VALUE)
+                if external.dtype == tf.resource
                 else np.asarray(external.numpy()) for external, internal in graph.captures}
     values += [captured[t.name] for t in graph.inputs[len(values):]]
-    walker = Walker(builder, TF_TO_IVY, Locator(), SIDE_EFFECTS, graph)
+    walker = Walker(builder, TABLE, Locator(), SIDE_EFFECTS, graph)
     outputs = walker.run(graph, values)
     try:
         outs = [walker.output(v, i) for i, v in enumerate(outputs)]

@@ -11,17 +11,18 @@ channels-last weight layout.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
-from importers.tensorflow_walk import Handler, OpCtx, Unmapped
+from .common import Rule, Unmapped
+from .tensorflow_ctx import Ctx
 
 
-def _layout(c: OpCtx, data: int = 0) -> tuple[str, list[int]]:
-    """The registry layout and the positions of the spatial axes in the data format
-    (of operand `data`)."""
-    fmt = c.attr("data_format") or "NHWC"
+def _layout(c: Ctx, data: Any, data_format: str) -> tuple[str, list[int]]:
+    """The registry layout and the positions of the spatial axes of `data` in the data
+    format."""
     rank = c.rank(data)
-    if fmt.endswith("C"):
+    if (data_format or "NHWC").endswith("C"):
         return "channels_last", list(range(1, rank - 1))
     return "channels_first", list(range(2, rank))
 
@@ -30,14 +31,13 @@ def _spatial(values: list[int], axes: list[int]) -> list[int]:
     return [int(values[a]) for a in axes]
 
 
-def tf_pads(c: OpCtx, sizes: list[int], kernel: list[int], strides: list[int],
-            dilations: list[int], axes: list[int]) -> list[int]:
-    """Flat (lo, hi) pads per spatial axis for TF's padding attribute."""
-    padding = c.attr("padding")
+def tf_pads(padding: str, explicit: Sequence[int], sizes: list[int], kernel: list[int],
+            strides: list[int], dilations: list[int], axes: list[int]) -> list[int]:
+    """Flat (lo, hi) pads per spatial axis for TF's `padding` attribute (`explicit`: the
+    `explicit_paddings` attribute)."""
     if padding == "VALID":
         return [0] * (2 * len(sizes))
     if padding == "EXPLICIT":
-        explicit = c.attr("explicit_paddings")
         return [int(explicit[2 * a + j]) for a in axes for j in (0, 1)]
     pads = []
     for d, k, s, dl in zip(sizes, kernel, strides, dilations):
@@ -46,100 +46,116 @@ def tf_pads(c: OpCtx, sizes: list[int], kernel: list[int], strides: list[int],
     return pads
 
 
-def _bias_add(c: OpCtx) -> Any:
-    x, bias = c.x(0), c.x(1)
-    layout, _ = _layout(c)
-    if layout == "channels_first" and c.rank(0) > 2:
-        bias = c.emit("reshape", [bias], shape=[-1] + [1] * (c.rank(0) - 2))
-    return c.emit("add", [x, bias])
+def _bias_add(c: Ctx, x: Any, bias: Any, *, data_format: str = "NHWC", **_: Any) -> Any:
+    x, bias = c.operand(x), c.operand(bias)
+    layout, _ = _layout(c, x, data_format)
+    if layout == "channels_first" and c.rank(x) > 2:
+        bias = c.emit("reshape", bias, shape=[-1] + [1] * (c.rank(x) - 2))
+    return c.emit("add", x, bias)
 
 
-def _conv(depthwise: bool) -> Handler:
+def _conv(depthwise: bool) -> Rule:
     """Conv2D/Conv3D (groups = in channels / filter in channels) and
     DepthwiseConv2dNative (filter HW x in x multiplier -> a grouped conv)."""
-    def handler(c: OpCtx) -> Any:
-        layout, axes = _layout(c)
+    def rule(c: Ctx, x: Any, w: Any, *, strides: list[int], padding: str,
+             explicit_paddings: Sequence[int] = (), data_format: str = "NHWC",
+             dilations: list[int] | None = None, **_: Any) -> Any:
+        layout, axes = _layout(c, x, data_format)
         n = len(axes)
-        x_shape, w_shape = c.ins[0].shape, list(c.ins[1].shape)
+        x_shape, w_shape = c.spec(x).shape, list(c.spec(w).shape)
         channels = x_shape[-1] if layout == "channels_last" else x_shape[1]
-        w = c.x(1)
+        w = c.operand(w)
         if depthwise:
             groups = channels
             w_shape = w_shape[:n] + [1, w_shape[n] * w_shape[n + 1]]
-            w = c.emit("reshape", [w], shape=w_shape)
+            w = c.emit("reshape", w, shape=w_shape)
         else:
             groups = channels // w_shape[n]
         if layout == "channels_first":  # the registry wants OI(D)HW filters then
-            w = c.emit("permute_dims", [w], axes=[n + 1, n, *range(n)])
-        strides = _spatial(c.attr("strides"), axes)
-        dilations = _spatial(c.attr("dilations") or [1] * (n + 2), axes)
-        pads = tf_pads(c, _spatial(list(x_shape), axes), w_shape[:n], strides, dilations, axes)
-        return c.emit("conv", [c.x(0), w, None], strides=strides, padding=pads, dilations=dilations,
+            w = c.emit("permute_dims", w, axes=[n + 1, n, *range(n)])
+        steps = _spatial(strides, axes)
+        dilation = _spatial(dilations or [1] * (n + 2), axes)
+        pads = tf_pads(padding, explicit_paddings, _spatial(list(x_shape), axes), w_shape[:n],
+                       steps, dilation, axes)
+        return c.emit("conv", x, w, None, strides=steps, padding=pads, dilations=dilation,
                       groups=groups, layout=layout)
-    return handler
+    return rule
 
 
-def _conv_transpose(c: OpCtx) -> Any:
+def _conv_transpose(c: Ctx, output_size: Any, w: Any, x: Any, *, strides: list[int],
+                    padding: str, explicit_paddings: Sequence[int] = (),
+                    data_format: str = "NHWC", dilations: list[int] | None = None,
+                    **_: Any) -> Any:
     """Conv2DBackpropInput/Conv3DBackpropInputV2 (tf.nn.conv2d_transpose): the transposed
     conv whose forward conv maps the requested output size to the input's."""
-    layout, axes = _layout(c, data=2)
+    layout, axes = _layout(c, x, data_format)
     n = len(axes)
-    out_sizes = _spatial(c.ints(0, "output size"), axes)
-    in_sizes = _spatial(list(c.ins[2].shape), axes)
-    kernel = list(c.ins[1].shape[:n])
-    strides = _spatial(c.attr("strides"), axes)
-    dilations = _spatial(c.attr("dilations") or [1] * (n + 2), axes)
-    pads = tf_pads(c, out_sizes, kernel, strides, dilations, axes)
+    out_sizes = _spatial(c.ints(output_size, "output size"), axes)
+    in_sizes = _spatial(list(c.spec(x).shape), axes)
+    kernel = list(c.spec(w).shape[:n])
+    steps = _spatial(strides, axes)
+    dilation = _spatial(dilations or [1] * (n + 2), axes)
+    pads = tf_pads(padding, explicit_paddings, out_sizes, kernel, steps, dilation, axes)
     extra = [o - ((i - 1) * s - lo - hi + (k - 1) * dl + 1) for o, i, s, lo, hi, k, dl in
-             zip(out_sizes, in_sizes, strides, pads[::2], pads[1::2], kernel, dilations)]
-    if any(not 0 <= e < max(s, dl) for e, s, dl in zip(extra, strides, dilations)):
+             zip(out_sizes, in_sizes, steps, pads[::2], pads[1::2], kernel, dilation)]
+    if any(not 0 <= e < max(s, dl) for e, s, dl in zip(extra, steps, dilation)):
         raise Unmapped(f"output size {out_sizes} does not fit the input {in_sizes}")
-    w = c.x(1)
+    w = c.operand(w)
     if layout == "channels_first":
-        w = c.emit("permute_dims", [w], axes=[n + 1, n, *range(n)])
-    return c.emit("conv_transpose", [c.x(2), w, None], strides=strides, padding=pads,
-                  output_padding=extra, dilations=dilations, layout=layout)
+        w = c.emit("permute_dims", w, axes=[n + 1, n, *range(n)])
+    return c.emit("conv_transpose", x, w, None, strides=steps, padding=pads,
+                  output_padding=extra, dilations=dilation, layout=layout)
 
 
-def _pool(op: str) -> Handler:
+def _pool(op: str, c: Ctx, x: Any, ksize: list[int], strides: list[int], padding: str,
+          explicit: Sequence[int], data_format: str) -> Any:
     """MaxPool/AvgPool (2-D, 3-D, V2 with window operands). Max pools pad with -inf; TF's
     average pools divide by the number of cells inside the input."""
-    def handler(c: OpCtx) -> Any:
-        layout, axes = _layout(c)
-        if c.op.type == "MaxPoolV2":
-            ksize, strides = c.ints(1, "ksize"), c.ints(2, "strides")
-        else:
-            ksize, strides = c.attr("ksize"), c.attr("strides")
-        kernel, steps = _spatial(ksize, axes), _spatial(strides, axes)
-        sizes = _spatial(list(c.ins[0].shape), axes)
-        pads = tf_pads(c, sizes, kernel, steps, [1] * len(axes), axes)
-        extra = {"count_include_pad": False} if op == "avg_pool" else {}
-        return c.emit(op, [c.x(0)], kernel=kernel, strides=steps, padding=pads, layout=layout,
-                      **extra)
-    return handler
+    layout, axes = _layout(c, x, data_format)
+    kernel, steps = _spatial(ksize, axes), _spatial(strides, axes)
+    sizes = _spatial(list(c.spec(x).shape), axes)
+    pads = tf_pads(padding, explicit, sizes, kernel, steps, [1] * len(axes), axes)
+    extra = {"count_include_pad": False} if op == "avg_pool" else {}
+    return c.emit(op, x, kernel=kernel, strides=steps, padding=pads, layout=layout, **extra)
 
 
-def _fused_batch_norm(c: OpCtx) -> list[Any]:
+def _window_pool(op: str) -> Rule:
+    def rule(c: Ctx, x: Any, *, ksize: list[int], strides: list[int], padding: str,
+             explicit_paddings: Sequence[int] = (), data_format: str = "NHWC", **_: Any) -> Any:
+        return _pool(op, c, x, ksize, strides, padding, explicit_paddings, data_format)
+    return rule
+
+
+def _max_pool_v2(c: Ctx, x: Any, ksize: Any, strides: Any, *, padding: str,
+                 data_format: str = "NHWC", **_: Any) -> Any:
+    # the window and strides are operands, known at import time
+    return _pool("max_pool", c, x, c.ints(ksize, "ksize"), c.ints(strides, "strides"), padding,
+                 [], data_format)
+
+
+def _fused_batch_norm(c: Ctx, x: Any, *stats: Any, epsilon: float, is_training: bool = False,
+                      data_format: str = "NHWC", **_: Any) -> list[Any]:
     """FusedBatchNorm(V2/V3) in inference mode; only `y` has a value (the batch
     statistics outputs are those of training)."""
-    if c.attr("is_training"):
+    if is_training:
         raise Unmapped("training mode")
-    layout, _ = _layout(c)
-    x = c.x(0)
-    dtype = c.ins[0].dtype
-    scale, offset, mean, var = (c.cast(c.x(i), dtype) for i in range(1, 5))
-    y = c.emit("batch_norm", [x, mean, var, scale, offset],
-               axis=-1 if layout == "channels_last" else 1, eps=float(c.attr("epsilon")))
+    layout, _ = _layout(c, x, data_format)
+    dtype = c.spec(x).dtype
+    x = c.operand(x)
+    scale, offset, mean, var = (c.cast(v, dtype) for v in stats)
+    y = c.emit("batch_norm", x, mean, var, scale, offset,
+               axis=-1 if layout == "channels_last" else 1, eps=float(epsilon))
     return [y]
 
 
-NN_OPS: dict[str, Handler] = {
+NN: dict[str, Rule] = {
     "BiasAdd": _bias_add, "BiasAddV1": _bias_add,
     "Conv2D": _conv(False), "Conv3D": _conv(False), "DepthwiseConv2dNative": _conv(True),
     "Conv2DBackpropInput": _conv_transpose, "Conv3DBackpropInputV2": _conv_transpose,
-    "MaxPool": _pool("max_pool"), "MaxPoolV2": _pool("max_pool"),
-    "MaxPool3D": _pool("max_pool"), "AvgPool": _pool("avg_pool"),
-    "AvgPool3D": _pool("avg_pool"),
+    "MaxPool": _window_pool("max_pool"), "MaxPoolV2": _max_pool_v2,
+    "MaxPool3D": _window_pool("max_pool"), "AvgPool": _window_pool("avg_pool"),
+    "AvgPool3D": _window_pool("avg_pool"),
     "FusedBatchNorm": _fused_batch_norm, "FusedBatchNormV2": _fused_batch_norm,
     "FusedBatchNormV3": _fused_batch_norm,
 }
+"""TF raw op -> rule: layers (bias add, convolutions, pooling, inference batch norm)."""

@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 import zoo_tensorflow_models as models
+from tensorflow.python.framework import op_def_registry
 from zoo_common import TARGETS
 
 import ivy_ir
-from importers.tensorflow import DataDependentControlFlowError
+from importers.tensorflow import ONE_TO_ONE, TABLE, DataDependentControlFlowError
 from ivy_ir.core.errors import TraceError, UnsupportedOpsError
+from ivy_ir.dialect import SPECS
 
 HERE = "tests/test_import_tensorflow.py"
 rng = np.random.default_rng(3)
@@ -272,3 +274,15 @@ def test_channels_first_conv_and_pool():
 def test_list_of_arrays_argument_is_refused():
     with pytest.raises(TypeError, match="argument 0 is a list holding arrays"):
         ivy_ir.trace(lambda xs: xs[0] + xs[1], ([tf.ones(2), tf.ones(2)],), source="tensorflow")
+
+
+def _is_raw_op(name: str) -> bool:
+    # TF's op registry holds every op a graph can contain, also those tf.raw_ops leaves out
+    return hasattr(tf.raw_ops, name) or op_def_registry.get(name) is not None
+
+
+def test_every_table_key_is_a_tf_raw_op_and_every_mapping_a_registry_op():
+    assert not _is_raw_op("AddV3") and not _is_raw_op("Logaddexp")  # the check can fail
+    assert [k for k in TABLE if not _is_raw_op(k)] == []
+    assert [k for k in ONE_TO_ONE if k not in TABLE] == []
+    assert {k: v for k, v in ONE_TO_ONE.items() if v not in SPECS} == {}

@@ -1,0 +1,115 @@
+"""TF indexing ops -> ivy ops: gathers, scatters, `Where`, one-hot, and selecting
+diagonals and bands of matrices.
+
+Registry index operands are int32 or int64 (`Ctx.index` casts others). `Where` gives a
+result whose size depends on the values of its condition, so it imports only when the
+condition is known at import time (it is then folded).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .common import Rule, Unmapped
+from .tensorflow_ctx import Ctx, VarRef
+
+
+def _where(c: Ctx, condition: Any, **_: Any) -> np.ndarray:
+    # the coordinates of the true elements: only for a condition known at import time
+    return np.argwhere(c.static(condition, "condition")).astype(np.int64)
+
+
+def _gather(c: Ctx, x: Any, indices: Any, axis: Any, *, batch_dims: int = 0, **_: Any) -> Any:
+    if batch_dims:
+        raise Unmapped("batch_dims")
+    (dim,) = c.ints(axis, "axis")
+    x = c.operand(x)
+    return c.emit("take", x, c.index(indices), axis=dim % c.rank(x))
+
+
+def _resource_gather(c: Ctx, ref: Any, indices: Any, *, batch_dims: int = 0, **_: Any) -> Any:
+    if batch_dims:
+        raise Unmapped("batch_dims")
+    if not isinstance(ref, VarRef):
+        raise Unmapped("gather from a resource that is not a captured variable")
+    return c.emit("take", c.read_variable(ref), c.index(indices), axis=0)
+
+
+def _gather_nd(c: Ctx, x: Any, indices: Any, *, batch_dims: int = 0, **_: Any) -> Any:
+    if batch_dims:
+        raise Unmapped("batch_dims")
+    x = c.operand(x)
+    return c.emit("gather_nd", x, c.index(indices))
+
+
+def _scatter_nd(c: Ctx, indices: Any, updates: Any, shape: Any, **_: Any) -> Any:
+    # TF's ScatterNd sums the updates of repeated indices into zeros
+    zeros = c.emit("zeros", shape=c.ints(shape, "shape"), dtype=c.out.dtype)
+    return c.emit("scatter_add", zeros, c.index(indices), updates)
+
+
+def _tensor_scatter(op: str, negate: bool = False) -> Rule:
+    def rule(c: Ctx, x: Any, indices: Any, updates: Any, **_: Any) -> Any:
+        updates = c.emit("negative", updates) if negate else c.operand(updates)
+        x = c.operand(x)
+        return c.emit(op, x, c.index(indices), updates)
+    return rule
+
+
+def _one_hot(c: Ctx, indices: Any, depth: Any, on: Any, off: Any, *, axis: int,
+             **_: Any) -> Any:
+    (n,) = c.ints(depth, "depth")
+    indices = c.index(indices)
+    if isinstance(on, np.ndarray) and isinstance(off, np.ndarray) and on == 1 and off == 0:
+        return c.emit("one_hot", indices, depth=n, dtype=c.out.dtype, axis=axis)
+    hot = c.emit("one_hot", indices, depth=n, dtype="bool", axis=axis)
+    return c.emit("where", hot, on, off)
+
+
+def _band_part(c: Ctx, x: Any, num_lower: Any, num_upper: Any, **_: Any) -> Any:
+    # keep lower diagonals up to num_lower and upper ones up to num_upper (< 0: all)
+    (lower,), (upper,) = c.ints(num_lower, "num_lower"), c.ints(num_upper, "num_upper")
+    x = c.operand(x)
+    if lower >= 0:
+        x = c.emit("triu", x, k=-lower)
+    if upper >= 0:
+        x = c.emit("tril", x, k=upper)
+    return x
+
+
+def _matrix_diag(c: Ctx, diagonal: Any, *band: Any, **_: Any) -> Any:
+    """MatrixDiag(V2/V3) of the main diagonal into a square matrix (tf.linalg.diag,
+    tf.eye): the diagonal selected onto an eye mask, other cells the padding value."""
+    spec = c.spec(diagonal)
+    n = spec.shape[-1]
+    if band:
+        k, rows, cols = (c.ints(v, what) for v, what in
+                         zip(band, ("k", "num_rows", "num_cols")))
+        if k != [0] or rows[0] not in (-1, n) or cols[0] not in (-1, n):
+            raise Unmapped("off-diagonal or rectangular output")
+    pad = c.operand(band[3]) if len(band) > 3 else c.const(0, spec.dtype)
+    eye = c.emit("eye", n_rows=n, dtype="bool")
+    return c.emit("where", eye, c.emit("expand_dims", diagonal, axis=[-1]), pad)
+
+
+def _matrix_diag_part(c: Ctx, x: Any, *band: Any, **_: Any) -> Any:
+    # the main diagonal (k = 0) of a square or wide/tall matrix
+    if band and c.ints(band[0], "k") != [0]:
+        raise Unmapped("off-diagonal band")
+    return c.emit("diagonal", x)
+
+
+INDEX: dict[str, Rule] = {
+    "Where": _where, "GatherV2": _gather, "ResourceGather": _resource_gather,
+    "GatherNd": _gather_nd, "ScatterNd": _scatter_nd,
+    "TensorScatterUpdate": _tensor_scatter("scatter_nd"),
+    "TensorScatterAdd": _tensor_scatter("scatter_add"),
+    "TensorScatterSub": _tensor_scatter("scatter_add", negate=True),
+    "OneHot": _one_hot, "MatrixBandPart": _band_part,
+    **dict.fromkeys(("MatrixDiag", "MatrixDiagV2", "MatrixDiagV3"), _matrix_diag),
+    **dict.fromkeys(("MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3"),
+                    _matrix_diag_part),
+}
+"""TF raw op -> rule: gathers, scatters, Where, one-hot, diagonals and bands."""
