@@ -31,7 +31,6 @@ from ivy_ir.core.rules import (
     collect_helpers,
     elementwise_calls,
     literal,
-    slice_parts,
 )
 from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
@@ -58,14 +57,6 @@ def _clip(c: OpContext) -> str:
     return call if c.out.dtype in FLOATS else f"{call}.astype({out_dtype(c)})"
 
 
-def _solve(c: OpContext) -> str:
-    # b of rank 1 is one right-hand side (a column), batched or not
-    a, b = c.args["a"], c.args["b"]
-    if c.in_types["b"].rank == 1:
-        return f"jnp.linalg.solve({a}, {b}[:, None])[..., 0]"
-    return f"jnp.linalg.solve({a}, {b})"
-
-
 def _split(c: OpContext) -> str:
     cuts = list(itertools.accumulate(c.attrs["sizes"]))[:-1]
     return f"jnp.split({c.args['x']}, {cuts}, axis={c.lit('axis')})"
@@ -78,21 +69,6 @@ def _roll(c: OpContext) -> str:
     if axis is None:
         return f"jnp.roll({x}, {c.attrs['shift'][0]})"
     return f"jnp.roll({x}, {c.lit('shift')}, axis={c.lit('axis')})"
-
-
-def _pad(c: OpContext) -> str:
-    pw = c.attrs["pad_width"]
-    if not pw:
-        return c.args["x"]
-    pairs = literal(tuple(zip(pw[::2], pw[1::2])))
-    extra = f", constant_values={c.lit('value')}" if c.attrs["mode"] == "constant" else ""
-    return f"jnp.pad({c.args['x']}, {pairs}, mode={c.lit('mode')}{extra})"
-
-
-def _slice(c: OpContext) -> str:
-    # open ends (INT64_MIN/INT64_MAX) print as empty bounds
-    parts = slice_parts(c.attrs)
-    return f"{c.args['x']}[{', '.join(parts)}]" if parts else c.args["x"]
 
 
 def _take(x: str, axis_attr: str | None) -> Rule:
@@ -145,8 +121,6 @@ JAX_RULES: dict[str, Rule] = {
     "logsumexp": "jax.nn.logsumexp({x}, axis={axis}, keepdims={keepdims})",
     "split": _split,
     "roll": _roll,
-    "pad": _pad,
-    "slice": _slice,
     # linear algebra
     "vecdot": "jnp.vecdot({x}, {y}, axis={axis})",
     "einsum": "jnp.einsum({equation}, *{xs})",
@@ -157,7 +131,6 @@ JAX_RULES: dict[str, Rule] = {
     "cholesky": "jnp.linalg.cholesky({x}, upper={upper})",
     "inv": "jnp.linalg.inv({x})",
     "det": "jnp.linalg.det({x})",
-    "solve": _solve,
     "qr": "jnp.linalg.qr({x}, mode={mode})",
     "svd": "jnp.linalg.svd({x}, full_matrices={full_matrices})",
     "eigh": "jnp.linalg.eigh({x})",
