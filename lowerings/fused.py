@@ -2,10 +2,11 @@
 
 Op by op, an eager framework allocates every intermediate and keeps it alive as long
 as a local names it. Here a body value used once, by one body op, is inlined into its
-user's expression, so it is freed as soon as it is consumed, and an op whose operand
-is such a fresh intermediate updates it in place (`torch.multiply(x, y).add_(c)`):
-one allocation for a whole chain. Named values (used twice, yielded, or ending a long
-expression) take over the names of dead ones (`v = f(v)`), as the NumPy target does.
+user's expression (as an AST, so precedence and parentheses come out right), so it is
+freed as soon as it is consumed, and an op whose operand is such a fresh intermediate
+updates it in place (`torch.multiply(x, y).add_(c)`): one allocation for a whole
+chain. Named values (used twice, yielded, or ending a long expression) take over the
+names of dead ones (`v = f(v)`), as the statement emitter does outside groups.
 
 In-place is autograd-safe by construction: the overwritten tensor is used by nothing
 else (one use, not yielded), was made inside the group by an op with an in-place form
@@ -17,13 +18,14 @@ in-place op's own backward needs are met by autograd (it keeps what it needs).
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass, field
 
 from xdsl.ir import SSAValue
 
 from ivy_ir.dialect import COMMUTATIVE, FusedOp, IvyOp, YieldOp
 
-from .emitter import Emission, emit_op
+from .emission import Emission, assign, name, op_expr
 
 MAX_INLINE = 8
 """Most ops inlined into one statement; a longer chain is split for readability."""
@@ -31,10 +33,10 @@ MAX_INLINE = 8
 
 @dataclass(eq=False)
 class _Node:
-    """One body value: its expression with a placeholder per operand."""
+    """One body value: its expression, with a placeholder name per operand."""
 
     value: SSAValue
-    template: str
+    template: ast.expr
     holes: dict[str, SSAValue]
     size: int = 1
     named: bool = True
@@ -42,7 +44,7 @@ class _Node:
     """Named values its statement reads (set once inlining is decided)."""
 
 
-def emit_expressions(fused: FusedOp, em: Emission) -> list[str]:
+def emit_expressions(fused: FusedOp, em: Emission) -> list[ast.stmt]:
     """Statements computing `fused`'s results; binds their names in `em.names.of`."""
     text: dict[SSAValue, str] = {a: em.names.of[v] for a, v in zip(fused.block.args,
                                                                      fused.inputs)}
@@ -54,9 +56,7 @@ def emit_expressions(fused: FusedOp, em: Emission) -> list[str]:
         assert isinstance(op, IvyOp)
         result = op.results[0]
         if op.SPEC.name == "constant":
-            value = op.attr_values()["value"]
-            make = em.target.constant or (lambda v, e: e.hoist(e.array_expr(v)))
-            text[result] = make(value, em)
+            text[result] = em.constant(op.attr_values()["value"])
             continue
         node = _in_place(op, nodes, yielded, em) or _call(op, em)
         nodes[result] = node
@@ -65,7 +65,7 @@ def emit_expressions(fused: FusedOp, em: Emission) -> list[str]:
             if inner is None:
                 continue
             if (operand not in yielded and operand.has_one_use()
-                    and node.template.count(hole) == 1
+                    and _count(node.template, hole) == 1
                     and node.size + inner.size <= MAX_INLINE):
                 inner.named = False
                 node.size += inner.size
@@ -83,7 +83,7 @@ def _holes(op: IvyOp, em: Emission) -> dict[str, SSAValue]:
 
 def _call(op: IvyOp, em: Emission) -> _Node:
     holes = _holes(op, em)
-    return _Node(op.results[0], emit_op(op, em), holes)
+    return _Node(op.results[0], op_expr(op, em), holes)
 
 
 def _in_place(op: IvyOp, nodes: dict[SSAValue, _Node], yielded: set[SSAValue],
@@ -105,13 +105,14 @@ def _in_place(op: IvyOp, nodes: dict[SSAValue, _Node], yielded: set[SSAValue],
             others = operands[:k] + operands[k + 1:]
             holes = _holes(op, em)
             names = em.names.of
-            return _Node(op.results[0],
-                         f"{names[t]}.{method}({', '.join(names[o] for o in others)})", holes)
+            call = ast.Call(ast.Attribute(name(names[t]), method, ast.Load()),
+                            [name(names[o]) for o in others], [])
+            return _Node(op.results[0], call, holes)
     return None
 
 
 def _write(fused: FusedOp, nodes: dict[SSAValue, _Node], text: dict[SSAValue, str],
-           em: Emission) -> list[str]:
+           em: Emission) -> list[ast.stmt]:
     """Bind each named value to its expanded expression, reusing the names of named
     values no later statement reads."""
     named = [n for n in nodes.values() if n.named]
@@ -120,17 +121,17 @@ def _write(fused: FusedOp, nodes: dict[SSAValue, _Node], text: dict[SSAValue, st
     last_ref = {v: i for i, n in enumerate(named) for v in n.refs}
     yielded = set(fused.yielded())
     free: list[str] = []
-    lines = []
+    statements: list[ast.stmt] = []
     for i, node in enumerate(named):
         expr = _expand(node, nodes, text)
         free += [text[v] for v in node.refs if last_ref[v] == i and v not in yielded]
         keep = node.value in yielded or not free
-        name = em.names.fresh(node.value.name_hint) if keep else free.pop(0)
-        lines.append(f"{name} = {expr}")
-        text[node.value] = name
+        target = em.names.fresh(node.value.name_hint) if keep else free.pop(0)
+        statements.append(assign([target], expr))
+        text[node.value] = target
     for result, value in zip(fused.results, fused.yielded()):
         em.names.of[result] = text[value]
-    return lines
+    return statements
 
 
 def _refs(node: _Node, nodes: dict[SSAValue, _Node]) -> set[SSAValue]:
@@ -143,24 +144,30 @@ def _refs(node: _Node, nodes: dict[SSAValue, _Node]) -> set[SSAValue]:
     return out
 
 
-def _expand(node: _Node, nodes: dict[SSAValue, _Node], text: dict[SSAValue, str]) -> str:
-    """The node's expression with its operands filled in."""
-    out = node.template
+def _expand(node: _Node, nodes: dict[SSAValue, _Node], text: dict[SSAValue, str]) -> ast.expr:
+    """The node's expression with its operands filled in: inlined ones as their own
+    expanded expressions, the others by name."""
+    fill: dict[str, ast.expr] = {}
     for hole, operand in node.holes.items():
         inner = nodes.get(operand)
-        if inner is not None and not inner.named:
-            sub = _expand(inner, nodes, text)
-            sub = sub if _atomic(sub) else f"({sub})"
-        else:
-            sub = text[operand]
-        out = out.replace(hole, sub)
-    return out
+        fill[hole] = _expand(inner, nodes, text) if inner is not None and not inner.named \
+            else name(text[operand])
+    return _Fill(fill).visit(copy.deepcopy(node.template))
 
 
-def _atomic(expr: str) -> bool:
-    """Whether `expr` can take a `.method()` or sit in an operator without parentheses."""
-    return isinstance(ast.parse(expr, mode="eval").body,
-                      (ast.Call, ast.Attribute, ast.Name, ast.Subscript, ast.Constant))
+class _Fill(ast.NodeTransformer):
+    """Replaces placeholder names by expressions."""
+
+    def __init__(self, fill: dict[str, ast.expr]):
+        self.fill = fill
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:  # noqa: N802 (the visitor's name)
+        return self.fill.get(node.id, node)
+
+
+def _count(tree: ast.expr, hole: str) -> int:
+    """How often `tree` reads the placeholder `hole`."""
+    return sum(isinstance(n, ast.Name) and n.id == hole for n in ast.walk(tree))
 
 
 __all__ = ["MAX_INLINE", "emit_expressions"]

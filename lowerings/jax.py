@@ -24,7 +24,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from ivy_ir.core import resample
-from ivy_ir.core.rules import OpContext, Rule, collect_helpers, literal, slice_parts
+from ivy_ir.core.numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
+from ivy_ir.core.rules import (
+    OpContext,
+    Rule,
+    collect_helpers,
+    elementwise_calls,
+    literal,
+)
 from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
@@ -34,39 +41,6 @@ from .runtime import Runtime
 from .target import Target
 
 jax.config.update("jax_enable_x64", True)
-
-UNARY = {
-    "abs": "jnp.abs", "negative": "jnp.negative", "sign": "jnp.sign", "sqrt": "jnp.sqrt",
-    "rsqrt": "lax.rsqrt", "square": "jnp.square", "reciprocal": "jnp.reciprocal",
-    "exp": "jnp.exp", "expm1": "jnp.expm1", "log": "jnp.log", "log1p": "jnp.log1p",
-    "log2": "jnp.log2", "log10": "jnp.log10", "sin": "jnp.sin", "cos": "jnp.cos",
-    "tan": "jnp.tan", "asin": "jnp.arcsin", "acos": "jnp.arccos", "atan": "jnp.arctan",
-    "sinh": "jnp.sinh", "cosh": "jnp.cosh", "tanh": "jnp.tanh", "asinh": "jnp.arcsinh",
-    "acosh": "jnp.arccosh", "atanh": "jnp.arctanh", "erf": "jax.scipy.special.erf",
-    "floor": "jnp.floor", "ceil": "jnp.ceil", "round": "jnp.round", "trunc": "jnp.trunc",
-    "isnan": "jnp.isnan", "isinf": "jnp.isinf", "isfinite": "jnp.isfinite",
-    "logical_not": "jnp.logical_not", "bitwise_invert": "jnp.invert",
-}
-BINARY = {
-    "add": "jnp.add", "subtract": "jnp.subtract", "multiply": "jnp.multiply",
-    "divide": "jnp.divide", "floor_divide": "jnp.floor_divide", "remainder": "jnp.remainder",
-    "pow": "jnp.power", "maximum": "jnp.maximum", "minimum": "jnp.minimum",
-    "atan2": "jnp.arctan2", "equal": "jnp.equal", "not_equal": "jnp.not_equal",
-    "less": "jnp.less", "less_equal": "jnp.less_equal", "greater": "jnp.greater",
-    "greater_equal": "jnp.greater_equal", "logical_and": "jnp.logical_and",
-    "logical_or": "jnp.logical_or", "logical_xor": "jnp.logical_xor",
-    "bitwise_and": "jnp.bitwise_and", "bitwise_or": "jnp.bitwise_or",
-    "bitwise_xor": "jnp.bitwise_xor", "bitwise_left_shift": "jnp.left_shift",
-    "bitwise_right_shift": "jnp.right_shift",
-}
-
-MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
-              "inf": "jnp.inf", "-inf": "-jnp.inf"}
-
-
-def _reduce(fn: str, extra: str = "") -> str:
-    return f"{fn}({{x}}, axis={{axis}}, keepdims={{keepdims}}{extra})"
-
 
 def _linspace(c: OpContext) -> str:
     # an integer dtype truncates the float64 points (as NumPy's astype), it does not floor
@@ -83,14 +57,6 @@ def _clip(c: OpContext) -> str:
     return call if c.out.dtype in FLOATS else f"{call}.astype({out_dtype(c)})"
 
 
-def _solve(c: OpContext) -> str:
-    # b of rank 1 is one right-hand side (a column), batched or not
-    a, b = c.args["a"], c.args["b"]
-    if c.in_types["b"].rank == 1:
-        return f"jnp.linalg.solve({a}, {b}[:, None])[..., 0]"
-    return f"jnp.linalg.solve({a}, {b})"
-
-
 def _split(c: OpContext) -> str:
     cuts = list(itertools.accumulate(c.attrs["sizes"]))[:-1]
     return f"jnp.split({c.args['x']}, {cuts}, axis={c.lit('axis')})"
@@ -103,21 +69,6 @@ def _roll(c: OpContext) -> str:
     if axis is None:
         return f"jnp.roll({x}, {c.attrs['shift'][0]})"
     return f"jnp.roll({x}, {c.lit('shift')}, axis={c.lit('axis')})"
-
-
-def _pad(c: OpContext) -> str:
-    pw = c.attrs["pad_width"]
-    if not pw:
-        return c.args["x"]
-    pairs = literal(tuple(zip(pw[::2], pw[1::2])))
-    extra = f", constant_values={c.lit('value')}" if c.attrs["mode"] == "constant" else ""
-    return f"jnp.pad({c.args['x']}, {pairs}, mode={c.lit('mode')}{extra})"
-
-
-def _slice(c: OpContext) -> str:
-    # open ends (INT64_MIN/INT64_MAX) print as empty bounds
-    parts = slice_parts(c.attrs)
-    return f"{c.args['x']}[{', '.join(parts)}]" if parts else c.args["x"]
 
 
 def _take(x: str, axis_attr: str | None) -> Rule:
@@ -155,60 +106,24 @@ def _scatter(method: str) -> Rule:
 
 
 JAX_RULES: dict[str, Rule] = {
-    **{k: f"{v}({{x}})" for k, v in UNARY.items()},
-    **{k: f"{v}({{x}}, {{y}})" for k, v in BINARY.items()},
-    "astype": "{x}.astype({dtype})",
+    **elementwise_calls("jnp", {"rsqrt": "lax.rsqrt", "erf": "jax.scipy.special.erf"}),
+    **NUMPY_API_RULES,
     "broadcast_to": "jnp.broadcast_to({x}, {shape})",
-    "where": "jnp.where({condition}, {x}, {y})",
     "clip": _clip,
-    # creation
-    "arange": "jnp.arange({start}, {stop}, {step}).astype({dtype})",
-    "full": "jnp.full({shape}, {fill_value}, dtype={dtype})",
-    "zeros": "jnp.zeros({shape}, dtype={dtype})",
-    "ones": "jnp.ones({shape}, dtype={dtype})",
-    "eye": "jnp.eye({n_rows}, {n_cols}, k={k}, dtype={dtype})",
     "linspace": _linspace,
-    "tril": "jnp.tril({x}, k={k})",
-    "triu": "jnp.triu({x}, k={k})",
     "one_hot": "jax.nn.one_hot({indices}, {depth}, dtype={dtype}, axis={axis})",
-    "zeros_like": "jnp.zeros_like({x}, dtype={out_dtype})",
-    "ones_like": "jnp.ones_like({x}, dtype={out_dtype})",
-    "full_like": "jnp.full_like({x}, {fill_value}, dtype={out_dtype})",
-    # reductions and scans (jnp sums int32 in int64 unless told the dtype)
-    "sum": _reduce("jnp.sum", ", dtype={out_dtype}"),
-    "prod": _reduce("jnp.prod", ", dtype={out_dtype}"),
-    "mean": _reduce("jnp.mean"),
-    "var": _reduce("jnp.var", ", correction={correction}"),
-    "std": _reduce("jnp.std", ", correction={correction}"),
-    "min": _reduce("jnp.min"),
-    "max": _reduce("jnp.max"),
-    "all": _reduce("jnp.all"),
-    "any": _reduce("jnp.any"),
-    "argmax": "jnp.argmax({x}, axis={axis}, keepdims={keepdims})",
-    "argmin": "jnp.argmin({x}, axis={axis}, keepdims={keepdims})",
-    "cumsum": "jnp.cumsum({x}, axis={axis}, dtype={out_dtype})",
-    "cumprod": "jnp.cumprod({x}, axis={axis}, dtype={out_dtype})",
+    # reductions and scans (jnp sums int32 in int64 unless told the dtype, as the
+    # shared sum/prod rules do)
+    "var": reduce_call("var", ", correction={correction}"),
+    "std": reduce_call("std", ", correction={correction}"),
+    "argmax": reduce_call("argmax"),
+    "argmin": reduce_call("argmin"),
     "logsumexp": "jax.nn.logsumexp({x}, axis={axis}, keepdims={keepdims})",
-    # shape manipulation
-    "reshape": "jnp.reshape({x}, {out_shape})",
-    "permute_dims": "jnp.transpose({x}, {axes})",
-    "expand_dims": "jnp.expand_dims({x}, {axis})",
-    "squeeze": "jnp.squeeze({x}, {axis})",
-    "concat": "jnp.concatenate({xs}, axis={axis})",
-    "stack": "jnp.stack({xs}, axis={axis})",
     "split": _split,
-    "flip": "jnp.flip({x}, axis={axis})",
     "roll": _roll,
-    "tile": "jnp.tile({x}, {reps})",
-    "repeat": "jnp.repeat({x}, {repeats}, axis={axis})",
-    "pad": _pad,
-    "slice": _slice,
     # linear algebra
-    "matmul": "jnp.matmul({x}, {y})",
-    "tensordot": "jnp.tensordot({x}, {y}, axes=({axes_x}, {axes_y}))",
     "vecdot": "jnp.vecdot({x}, {y}, axis={axis})",
     "einsum": "jnp.einsum({equation}, *{xs})",
-    "outer": "jnp.outer({x}, {y})",
     "diagonal": "jnp.diagonal({x}, {offset}, {axis1}, {axis2})",
     "vector_norm": "jnp.linalg.vector_norm({x}, axis={axis}, keepdims={keepdims}, ord={ord})",
     "matrix_norm": lambda c: f"jnp.linalg.matrix_norm({c.args['x']}, "
@@ -216,22 +131,20 @@ JAX_RULES: dict[str, Rule] = {
     "cholesky": "jnp.linalg.cholesky({x}, upper={upper})",
     "inv": "jnp.linalg.inv({x})",
     "det": "jnp.linalg.det({x})",
-    "solve": _solve,
     "qr": "jnp.linalg.qr({x}, mode={mode})",
     "svd": "jnp.linalg.svd({x}, full_matrices={full_matrices})",
     "eigh": "jnp.linalg.eigh({x})",
     # indexing and sorting
     "take": _take("x", "axis"),
     "embedding": _take("weight", None),
-    "take_along_axis": "jnp.take_along_axis({x}, {indices}, axis={axis})",
     "gather_nd": _gather_nd,
     "scatter_nd": _scatter("set"),
     "scatter_add": _scatter("add"),
     "sort": "jnp.sort({x}, axis={axis}, descending={descending})",
     "argsort": "jnp.argsort({x}, axis={axis}, descending={descending})",
-    "top_k": "top_k({x}, {k}, {axis}, {largest})",
     **NN_RULES,
 }
+
 
 def _dtype(name: str) -> str:
     return f"jnp.{name}"
@@ -259,8 +172,8 @@ class JaxRuntime(Runtime):
         return TensorSpec(tuple(value.shape), dtype_name(value.dtype))
 
 
-TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, array="jnp.asarray",
+TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", array="jnp.asarray",
                 helpers=collect_helpers(K, resample),
-                imports="import jax\nimport jax.numpy as jnp\nimport numpy as np\n"
+                imports="import math\n\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
                         "from jax import lax\n")
 RUNTIME = JaxRuntime()

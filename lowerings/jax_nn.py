@@ -153,7 +153,7 @@ def _affine(c: OpContext, y: str, shape: list[int]) -> str:
 
 def _layer_norm(c: OpContext) -> str:
     x = c.in_types["x"]
-    axes = tuple(sorted(a % x.rank for a in c.attrs["axis"]))
+    axes = tuple(sorted(c.attrs["axis"]))
     y = f"jax.nn.standardize({c.args['x']}, axis={literal(axes)}, epsilon={c.lit('eps')}, " \
         "algorithm='stable')"
     return _affine(c, y, [x.shape[i] if i in axes else 1 for i in range(axes[0], x.rank)])
@@ -161,7 +161,7 @@ def _layer_norm(c: OpContext) -> str:
 
 def _batch_norm(c: OpContext) -> str:
     x = c.in_types["x"]
-    ax = c.attrs["axis"] % x.rank
+    ax = c.attrs["axis"]
     shape = [x.shape[ax]] + [1] * (x.rank - ax - 1)
     mean, var = (c.args[n] if len(shape) == 1 else f"{c.args[n]}.reshape({literal(tuple(shape))})"
                  for n in ("mean", "var"))

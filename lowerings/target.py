@@ -25,10 +25,6 @@ class Target(RuleTable):
     """Call that makes a target array from a nested list or a NumPy array (+ dtype=)."""
     constant: Callable[[np.ndarray, Any], str] | None = None
     """Custom spelling of `ivy.constant`; the default hoists one module-level array."""
-    reuse_names: bool = False
-    """Eager targets: bind a result to the name of a temporary at its last use
-    (`h = f(h)`), so dead intermediates are freed as in hand-written code instead of
-    living until the function returns."""
     channels_last: bool = False
     """Run channels-first layers channels-last (the `channels-last` pass) before emitting:
     for frameworks whose kernels only take channels-last data."""

@@ -14,7 +14,15 @@ from dataclasses import replace
 import numpy as np
 
 from ivy_ir.core import resample
-from ivy_ir.core.rules import OpContext, Rule, collect_helpers, literal, slice_parts
+from ivy_ir.core.rules import (
+    PLAIN_REDUCTIONS,
+    OpContext,
+    Rule,
+    collect_helpers,
+    elementwise_calls,
+    literal,
+    slice_parts,
+)
 from ivy_ir.dialect import dtype_name
 from ivy_ir.dialect.types import INTS
 
@@ -25,35 +33,19 @@ from .target import Target
 from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
 
-UNARY = {
-    "negative": "tf.math.negative", "sqrt": "tf.math.sqrt", "rsqrt": "tf.math.rsqrt",
-    "square": "tf.math.square", "reciprocal": "tf.math.reciprocal", "exp": "tf.math.exp",
-    "expm1": "tf.math.expm1", "log": "tf.math.log", "log1p": "tf.math.log1p",
-    "sin": "tf.math.sin", "cos": "tf.math.cos", "tan": "tf.math.tan", "asin": "tf.math.asin",
-    "acos": "tf.math.acos", "atan": "tf.math.atan", "sinh": "tf.math.sinh",
-    "cosh": "tf.math.cosh", "tanh": "tf.math.tanh", "asinh": "tf.math.asinh",
-    "acosh": "tf.math.acosh", "atanh": "tf.math.atanh", "erf": "tf.math.erf",
-    "floor": "tf.math.floor", "ceil": "tf.math.ceil", "round": "tf.math.round",
-    "logical_not": "tf.math.logical_not",
-    # composites with a fused TF kernel of the same semantics
-    "relu": "tf.nn.relu", "relu6": "tf.nn.relu6", "silu": "tf.nn.silu",
-    "sigmoid": "tf.math.sigmoid",
-}
-BINARY = {
-    "add": "tf.math.add", "subtract": "tf.math.subtract", "multiply": "tf.math.multiply",
-    "divide": "tf.math.divide", "floor_divide": "tf.math.floordiv",
-    "remainder": "tf.math.floormod", "pow": "tf.math.pow", "maximum": "tf.math.maximum",
-    "minimum": "tf.math.minimum", "atan2": "tf.math.atan2", "equal": "tf.math.equal",
-    "not_equal": "tf.math.not_equal", "less": "tf.math.less", "less_equal": "tf.math.less_equal",
-    "greater": "tf.math.greater", "greater_equal": "tf.math.greater_equal",
-    "logical_and": "tf.math.logical_and", "logical_or": "tf.math.logical_or",
-    "logical_xor": "tf.math.logical_xor", "bitwise_left_shift": "tf.bitwise.left_shift",
-    "bitwise_right_shift": "tf.bitwise.right_shift",
-}
+NAMES = {"floor_divide": "floordiv", "remainder": "floormod",
+         "bitwise_left_shift": "tf.bitwise.left_shift",
+         "bitwise_right_shift": "tf.bitwise.right_shift",
+         **dict.fromkeys(("abs", "sign", "isnan", "isinf", "isfinite", "log2", "log10", "trunc",
+                          "bitwise_invert", "bitwise_and", "bitwise_or", "bitwise_xor"))}
+"""Where `tf.math` differs from the registry: another name, or no such function (None:
+a rule below)."""
+FUSED_KERNELS = {"relu": "tf.nn.relu", "relu6": "tf.nn.relu6", "silu": "tf.nn.silu",
+                 "sigmoid": "tf.math.sigmoid"}
+"""Composite ops with a fused TF kernel of the same semantics."""
 BITWISE = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor"}
-REDUCE = {"sum": "tf.reduce_sum", "prod": "tf.reduce_prod", "mean": "tf.reduce_mean",
-          "min": "tf.reduce_min", "max": "tf.reduce_max", "all": "tf.reduce_all",
-          "any": "tf.reduce_any", "logsumexp": "tf.math.reduce_logsumexp"}
+REDUCE = {**{op: f"tf.reduce_{op}" for op in PLAIN_REDUCTIONS},
+          "logsumexp": "tf.math.reduce_logsumexp"}
 # float predicates: an integer is never NaN or infinite
 PREDICATE = {"isnan": ("tf.math.is_nan", "zeros"), "isinf": ("tf.math.is_inf", "zeros"),
              "isfinite": ("tf.math.is_finite", "ones")}
@@ -159,7 +151,7 @@ def _linspace(c: OpContext) -> str:
 
 
 def _one_hot(c: OpContext) -> str:
-    axis = c.attrs["axis"] % c.out.rank
+    axis = c.attrs["axis"]
     hot = f"tf.one_hot({c.args['indices']}, {c.lit('depth')}, axis={axis}, dtype=tf.int32)"
     return hot if c.out.dtype == "int32" else f"tf.cast({hot}, {c.lit('dtype')})"
 
@@ -167,7 +159,7 @@ def _one_hot(c: OpContext) -> str:
 def _all_axes(c: OpContext) -> list[int]:
     rank = c.in_types["x"].rank
     axis = c.attrs["axis"]
-    return list(range(rank)) if axis is None else [a % rank for a in axis]
+    return list(range(rank)) if axis is None else list(axis)
 
 
 def _roll(c: OpContext) -> str:
@@ -248,8 +240,8 @@ def _matmul(c: OpContext) -> str:
 
 
 TF_RULES: dict[str, Rule] = {
-    **{k: f"{v}({{x}})" for k, v in UNARY.items()},
-    **{k: f"{v}({{x}}, {{y}})" for k, v in BINARY.items()},
+    **elementwise_calls("tf.math", NAMES),
+    **{k: f"{v}({{x}})" for k, v in FUSED_KERNELS.items()},
     "pow": _int32("tf.math.pow({x}, {y})", frozenset({"uint8"})),
     "negative": _int32("tf.math.negative({x})", frozenset({"uint8"})),
     **{k: _bitwise(f"tf.bitwise.bitwise_{v}", f"tf.math.logical_{v}") for k, v in BITWISE.items()},

@@ -90,7 +90,6 @@ def move_last(rank, axis):
 def diagonal(x, offset, axis1, axis2):
     # tf.linalg.diag_part reads the last two axes and rejects an empty diagonal
     rank = len(x.shape)
-    axis1, axis2 = axis1 % rank, axis2 % rank
     rest = [i for i in range(rank) if i not in (axis1, axis2)]
     x = tf.transpose(x, rest + [axis1, axis2])
     rows, cols = x.shape[-2:]
@@ -111,7 +110,6 @@ def edge_pad(x, pairs):
 def take_along_axis(x, indices, axis, out_shape):
     # gather along the last axis with every other axis a batch axis (broadcast first)
     rank = len(x.shape)
-    axis %= rank
     perm, back = move_last(rank, axis)
     batch = [out_shape[i] for i in perm[:-1]]
     xt = tf.broadcast_to(tf.transpose(x, perm), batch + [x.shape[axis]])
@@ -123,9 +121,9 @@ def top_k(x, k, axis, largest):
     # tf.math.top_k takes the largest along the last axis (ties: lower index first);
     # the smallest are the largest of an order-reversed copy
     if k == 0 or 0 in x.shape:  # nothing to pick: TF's top_k and gather gradients fail
-        shape = [k if a == axis % len(x.shape) else d for a, d in enumerate(x.shape)]
+        shape = [k if a == axis else d for a, d in enumerate(x.shape)]
         return tf.zeros(shape, x.dtype), tf.zeros(shape, tf.int64)
-    perm, back = move_last(len(x.shape), axis % len(x.shape))
+    perm, back = move_last(len(x.shape), axis)
     xt = tf.transpose(x, perm)
     flip = tf.math.negative if x.dtype.is_floating else tf.bitwise.invert
     # int32 indices: TF's top_k gradient breaks on int64 ones

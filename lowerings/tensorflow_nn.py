@@ -58,7 +58,7 @@ def _linear(c: OpContext) -> str:
 
 def _batch_norm(c: OpContext) -> str:
     rank = c.in_types["x"].rank
-    axis = c.attrs["axis"] % rank
+    axis = c.attrs["axis"]
     shape = [c.in_types["x"].shape[axis]] + [1] * (rank - axis - 1)
     a = dict(c.args)
     if axis != rank - 1:
@@ -70,7 +70,7 @@ def _batch_norm(c: OpContext) -> str:
 
 
 def _layer_norm(c: OpContext) -> str:
-    axes = sorted(a % c.in_types["x"].rank for a in c.attrs["axis"])
+    axes = sorted(c.attrs["axis"])
     return (f"layer_norm({c.args['x']}, {c.args['weight']}, {c.args['bias']}, {literal(axes)}, "
             f"{c.lit('eps')})")
 

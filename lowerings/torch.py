@@ -16,14 +16,21 @@ whose inputs are all on one device need nothing more.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import numpy as np
 import torch
 
-from ivy_ir.core.rules import OpContext, Rule, collect_helpers, literal
-from ivy_ir.dialect import ELEMENTWISE
+from ivy_ir.core.rules import (
+    PLAIN_ELEMENTWISE,
+    PLAIN_REDUCTIONS,
+    OpContext,
+    Rule,
+    collect_helpers,
+    elementwise_calls,
+    literal,
+    native_names,
+)
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
 
 from . import torch_kernels as K
@@ -32,30 +39,9 @@ from .target import Target
 from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
 
-UNARY = {
-    "abs": "torch.abs", "negative": "torch.negative", "sign": "torch.sign",
-    "sqrt": "torch.sqrt", "rsqrt": "torch.rsqrt", "square": "torch.square",
-    "reciprocal": "torch.reciprocal", "exp": "torch.exp", "expm1": "torch.expm1",
-    "log": "torch.log", "log1p": "torch.log1p", "log2": "torch.log2", "log10": "torch.log10",
-    "sin": "torch.sin", "cos": "torch.cos", "tan": "torch.tan", "asin": "torch.asin",
-    "acos": "torch.acos", "atan": "torch.atan", "sinh": "torch.sinh", "cosh": "torch.cosh",
-    "tanh": "torch.tanh", "asinh": "torch.asinh", "acosh": "torch.acosh",
-    "atanh": "torch.atanh", "erf": "torch.erf", "floor": "torch.floor", "ceil": "torch.ceil",
-    "round": "torch.round", "trunc": "torch.trunc", "isnan": "torch.isnan",
-    "isinf": "torch.isinf", "isfinite": "torch.isfinite", "logical_not": "torch.logical_not",
-    "bitwise_invert": "torch.bitwise_not",
-}
-BINARY = {
-    "add": "torch.add", "subtract": "torch.subtract", "multiply": "torch.multiply",
-    "divide": "torch.divide", "maximum": "torch.maximum", "minimum": "torch.minimum",
-    "atan2": "torch.atan2", "equal": "torch.eq", "not_equal": "torch.ne", "less": "torch.lt",
-    "less_equal": "torch.le", "greater": "torch.gt", "greater_equal": "torch.ge",
-    "logical_and": "torch.logical_and", "logical_or": "torch.logical_or",
-    "logical_xor": "torch.logical_xor", "bitwise_and": "torch.bitwise_and",
-    "bitwise_or": "torch.bitwise_or", "bitwise_xor": "torch.bitwise_xor",
-    "bitwise_left_shift": "torch.bitwise_left_shift",
-    "bitwise_right_shift": "torch.bitwise_right_shift",
-}
+NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
+         "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax"}
+"""Where torch's name differs from the registry's (comparisons by their ATen names)."""
 
 MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
               "inf": "float('inf')", "-inf": "float('-inf')"}
@@ -94,7 +80,7 @@ def _reduce(fn: str, extra: str = "") -> Rule:
     since torch reads an empty `dim` as every axis."""
     def rule(c: OpContext) -> str:
         x, rank, axis = c.args["x"], c.in_types["x"].rank, c.attrs["axis"]
-        axes = tuple(range(rank)) if axis is None else tuple(sorted(a % rank for a in axis))
+        axes = tuple(range(rank)) if axis is None else tuple(sorted(axis))
         more = extra.format(**c.fields())
         if not axes and rank:
             return f"{fn}({x}.unsqueeze(-1), dim=-1{more})"
@@ -104,14 +90,14 @@ def _reduce(fn: str, extra: str = "") -> Rule:
 
 def _prod(c: OpContext) -> str:
     rank, axis = c.in_types["x"].rank, c.attrs["axis"]
-    axes = tuple(range(rank)) if axis is None else tuple(sorted(a % rank for a in axis))
+    axes = tuple(range(rank)) if axis is None else tuple(sorted(axis))
     return f"prod({c.args['x']}, {literal(axes)}, {c.lit('keepdims')}, " \
         f"{c.target.dtype(c.out.dtype)})"
 
 
 def _vector_norm(c: OpContext) -> str:
     rank, axis = c.in_types["x"].rank, c.attrs["axis"]
-    axes = tuple(range(rank)) if axis is None else tuple(sorted(a % rank for a in axis))
+    axes = tuple(range(rank)) if axis is None else tuple(sorted(axis))
     x, keep = c.args["x"], c.lit("keepdims")
     if not axes and rank:  # reduce a new unit axis: torch reads no dims as all dims
         x, axes, keep = f"{x}.unsqueeze(-1)", (rank,), "False"
@@ -146,7 +132,7 @@ def _one_hot(c: OpContext) -> str:
     # a comparison (out-of-range indices give zeros as NumPy), not F.one_hot
     idx = c.args["indices"]
     hot = f"{idx}.unsqueeze(-1) == torch.arange({c.lit('depth')}, device={idx}.device)"
-    axis = c.attrs["axis"] % c.out.rank
+    axis = c.attrs["axis"]
     if axis != c.out.rank - 1:
         hot = f"torch.movedim({hot}, -1, {axis})"
     return f"({hot}).to({c.lit('dtype')})"
@@ -199,7 +185,7 @@ def _solve(c: OpContext, a: str, b: str) -> str:
 
 def _expand_dims(c: OpContext) -> str:
     out = c.args["x"]
-    for a in sorted(a % c.out.rank for a in c.attrs["axis"]):
+    for a in sorted(c.attrs["axis"]):
         out = f"{out}.unsqueeze({a})"
     return out
 
@@ -258,7 +244,7 @@ def _slice(c: OpContext) -> str:
 
 
 def _take(c: OpContext) -> str:
-    axis = c.attrs["axis"] % c.in_types["x"].rank
+    axis = c.attrs["axis"]
     return f"{c.args['x']}[{':, ' * axis}{c.args['indices']}]"
 
 
@@ -291,11 +277,9 @@ def _scatter(accumulate: bool) -> Rule:
 
 
 TORCH_RULES: dict[str, Rule] = {
-    **{k: f"{v}({{x}})" for k, v in UNARY.items()},
-    **{k: f"{v}({{x}}, {{y}})" for k, v in BINARY.items()},
-    "floor_divide": "torch.floor_divide({x}, {y})",
-    "remainder": "torch.remainder({x}, {y})",
-    "pow": "torch.pow({x}, {y})",
+    **elementwise_calls("torch", NAMES),
+    **{op: _reduce(f"torch.{name}") for op, name in native_names(PLAIN_REDUCTIONS,
+                                                                 NAMES).items()},
     "astype": "{x}.to({dtype})",
     "broadcast_to": "torch.broadcast_to({x}, {shape})",
     "where": "torch.where({condition}, {x}, {y})",
@@ -318,13 +302,8 @@ TORCH_RULES: dict[str, Rule] = {
     # reductions and scans (explicit dtype: torch sums int32 into int64)
     "sum": _reduce("torch.sum", ", dtype={out_dtype}"),
     "prod": _prod,
-    "mean": _reduce("torch.mean"),
     "var": _reduce("torch.var", ", correction={correction}"),
     "std": _reduce("torch.std", ", correction={correction}"),
-    "min": _reduce("torch.amin"),
-    "max": _reduce("torch.amax"),
-    "all": _reduce("torch.all"),
-    "any": _reduce("torch.any"),
     "argmax": _arg_reduce("torch.argmax"),
     "argmin": _arg_reduce("torch.argmin"),
     "cumsum": "torch.cumsum({x}, dim={axis}, dtype={out_dtype})",
@@ -389,17 +368,12 @@ SAVES_RESULT = frozenset({"exp", "expm1", "tanh", "sigmoid", "sqrt", "rsqrt", "r
                           "tan", "pow"})
 
 
-def _inplace_methods(rules: dict[str, Rule]) -> dict[str, str]:
-    """Elementwise ops whose rule is one `torch.NAME(x[, y])` call with a
-    `Tensor.NAME_` twin: `x.NAME_(y)` computes the same values into `x`."""
-    out = {}
-    for op, rule in rules.items():
-        call = re.fullmatch(r"torch\.(\w+)\(\{x\}(?:, \{y\})?\)", rule) \
-            if isinstance(rule, str) else None
-        if (call and op in ELEMENTWISE and op not in NO_INPLACE_GRAD
-                and hasattr(torch.Tensor, f"{call[1]}_")):
-            out[op] = f"{call[1]}_"
-    return out
+def _inplace_methods() -> dict[str, str]:
+    """Elementwise ops lowered as one `torch.NAME(x[, y])` call (the plain ones, and
+    sigmoid) whose `Tensor.NAME_` twin computes the same values into `x`."""
+    names = {**native_names(PLAIN_ELEMENTWISE, NAMES), "sigmoid": "sigmoid"}
+    return {op: f"{name}_" for op, name in names.items()
+            if op not in NO_INPLACE_GRAD and hasattr(torch.Tensor, f"{name}_")}
 
 
 # eager torch runs elementwise groups as in-place expressions (lowerings/fused.py);
@@ -408,6 +382,6 @@ TARGET = Target(name="torch", rules=TORCH_RULES, dtype=_dtype, array="torch.tens
                 helpers=HELPERS, constant=_constant,
                 imports="import torch\nimport torch.nn.functional as F\n",
                 fuse_elementwise=True, self_fusing_options=frozenset({"torch_compile"}),
-                fused_as_expressions=True, inplace_methods=_inplace_methods(TORCH_RULES),
+                fused_as_expressions=True, inplace_methods=_inplace_methods(),
                 saves_result=SAVES_RESULT)
 RUNTIME = TorchRuntime()

@@ -111,7 +111,7 @@ def _random_uniform(c: OpContext) -> str:
 def _trailing(c: OpContext, call: Callable[[str, str], str]) -> str:
     """`call(x, normalized_shape)` over the normalised axes, moved to the end if needed."""
     x, rank = c.args["x"], c.in_types["x"].rank
-    axes = tuple(sorted(a % rank for a in c.attrs["axis"]))
+    axes = tuple(sorted(c.attrs["axis"]))
     tail = tuple(range(rank - len(axes), rank))
     shape = literal(tuple(c.in_types["x"].shape[a] for a in axes))
     if axes == tail:
@@ -127,7 +127,7 @@ def _hard_sigmoid(c: OpContext) -> str:
 
 
 def _batch_norm(c: OpContext) -> str:
-    axis = c.attrs["axis"] % c.in_types["x"].rank
+    axis = c.attrs["axis"]
     f = c.fields()
     if 0 in c.in_types["x"].shape:  # F.batch_norm fails on no channels; nothing to do
         return f["x"]

@@ -112,7 +112,7 @@ def logsumexp(x, axis, keepdims):  # m + log(sum(exp(x - m))), m = max (0 where 
 
 
 def _axes(axis, rank):
-    return tuple(range(rank)) if axis is None else tuple(a % rank for a in axis)
+    return tuple(range(rank)) if axis is None else tuple(axis)
 
 
 @decomposition("linear")
@@ -152,8 +152,7 @@ def rms_norm(x, weight, axis, eps):  # x / sqrt(mean(x^2) + eps) * w
 
 @decomposition("batch_norm")
 def batch_norm(x, mean, var, weight, bias, axis, eps):  # (x - mean) / sqrt(var + eps) * w + b
-    ax = axis % x.ndim
-    shape = [x.shape[ax]] + [1] * (x.ndim - ax - 1)
+    shape = [x.shape[axis]] + [1] * (x.ndim - axis - 1)
     y = F.multiply(F.subtract(x, F.reshape(mean, shape=shape)),
                    F.rsqrt(F.add(F.reshape(var, shape=shape), eps)))
     return _affine(y, weight, bias, shape)

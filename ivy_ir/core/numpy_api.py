@@ -7,12 +7,43 @@ then overrides only the rows where its framework differs.
 
 from __future__ import annotations
 
-from .rules import PLAIN_REDUCTIONS, Rule
+from .rules import PLAIN_REDUCTIONS, OpContext, Rule, literal, slice_parts
 
 
 def reduce_call(name: str, extra: str = "") -> str:
     """`{ns}.name(x, axis=..., keepdims=...)` plus `extra` keywords."""
     return f"{{ns}}.{name}({{x}}, axis={{axis}}, keepdims={{keepdims}}{extra})"
+
+
+def pad_rule(copy: bool = False) -> Rule:
+    """`{ns}.pad` with NumPy's (before, after) pairs (`copy`: even no padding gives an
+    array of its own, never x itself)."""
+    def rule(c: OpContext) -> str:
+        pw, x = c.attrs["pad_width"], c.args["x"]
+        if not pw:
+            return f"{x}.copy()" if copy else x
+        pairs = literal(tuple(zip(pw[::2], pw[1::2], strict=True)))
+        extra = f", constant_values={c.lit('value')}" if c.attrs["mode"] == "constant" else ""
+        return f"{c.ns}.pad({x}, {pairs}, mode={c.lit('mode')}{extra})"
+    return rule
+
+
+def slice_rule(copy: bool = False) -> Rule:
+    """Python slicing, open ends (INT64_MIN/INT64_MAX) as empty bounds (`copy`: an array
+    of its own, not NumPy's view of x)."""
+    def rule(c: OpContext) -> str:
+        parts = slice_parts(c.attrs)
+        expr = f"{c.args['x']}[{', '.join(parts)}]" if parts else c.args["x"]
+        return f"{expr}.copy()" if copy else expr
+    return rule
+
+
+def solve(c: OpContext) -> str:
+    # b of rank 1 is one right-hand side (a column), batched or not
+    a, b = c.args["a"], c.args["b"]
+    if c.in_types["b"].rank == 1:
+        return f"{c.ns}.linalg.solve({a}, {b}[:, None])[..., 0]"
+    return f"{c.ns}.linalg.solve({a}, {b})"
 
 
 NUMPY_API_RULES: dict[str, Rule] = {
@@ -52,6 +83,9 @@ NUMPY_API_RULES: dict[str, Rule] = {
     "outer": "{ns}.outer({x}, {y})",
     "take_along_axis": "{ns}.take_along_axis({x}, {indices}, axis={axis})",
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
+    "pad": pad_rule(),
+    "slice": slice_rule(),
+    "solve": solve,
 }
 
 MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",

@@ -14,7 +14,7 @@ from ..dialect.types import numpy_dtype
 from . import reference_kernels as K
 from . import reference_nn_kernels as NN
 from . import resample
-from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
+from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, pad_rule, reduce_call, slice_rule, solve
 from .rules import (
     LAYER_KERNEL_CALLS,
     OpContext,
@@ -22,37 +22,12 @@ from .rules import (
     RuleTable,
     collect_helpers,
     elementwise_calls,
-    literal,
-    slice_parts,
 )
 
 
 def _linalg(fn: str) -> Rule:
     """Multi-result decompositions: NumPy gives a namedtuple; results cast one by one."""
     return f"[np.asarray(r, dtype={{out_dtype}}) for r in {fn}]"
-
-
-def _solve(c: OpContext) -> str:
-    # b of rank 1 is one right-hand side (a column), batched or not
-    a, b = c.args["a"], c.args["b"]
-    solved = f"np.linalg.solve({a}, {b}[:, None])[..., 0]" if c.in_types["b"].rank == 1 \
-        else f"np.linalg.solve({a}, {b})"
-    return f"{solved}.astype({c.target.dtype(c.out.dtype)}, copy=False)"
-
-
-def _pad(c: OpContext) -> str:
-    pw = c.attrs["pad_width"]
-    if not pw:
-        return f"{c.args['x']}.copy()"
-    pairs = literal(tuple(zip(pw[::2], pw[1::2], strict=True)))
-    extra = f", constant_values={c.lit('value')}" if c.attrs["mode"] == "constant" else ""
-    return f"np.pad({c.args['x']}, {pairs}, mode={c.lit('mode')}{extra})"
-
-
-def _slice(c: OpContext) -> str:
-    # open ends (INT64_MIN/INT64_MAX) print as empty bounds
-    parts = slice_parts(c.attrs)
-    return f"{c.args['x']}[{', '.join(parts)},].copy()" if parts else f"{c.args['x']}.copy()"
 
 
 def _matrix_norm(c: OpContext) -> str:
@@ -84,8 +59,9 @@ NUMPY_RULES: dict[str, Rule] = {
     "split": "np.split({x}, np.cumsum({sizes})[:-1].tolist(), axis={axis})",
     "roll": lambda c: f"np.roll({c.args['x']}, {c.lit('shift')}, axis={c.lit('axis')})"
     if c.attrs["axis"] != () else f"{c.args['x']}.copy()",
-    "pad": _pad,
-    "slice": _slice,
+    # results of their own, never views of x
+    "pad": pad_rule(copy=True),
+    "slice": slice_rule(copy=True),
     "vecdot": "np.sum({x} * {y}, axis={axis}, dtype={out_dtype})",
     "einsum": _cast("np.einsum({equation}, *{xs})"),
     "diagonal": "np.diagonal({x}, {offset}, {axis1}, {axis2}).copy()",
@@ -94,7 +70,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "cholesky": _cast("np.linalg.cholesky({x}, upper={upper})"),
     "inv": _cast("np.linalg.inv({x})"),
     "det": _cast("np.linalg.det({x})"),
-    "solve": _solve,
+    "solve": lambda c: f"{solve(c)}.astype({c.target.dtype(c.out.dtype)}, copy=False)",
     "qr": _linalg("np.linalg.qr({x}, mode={mode})"),
     "svd": _linalg("np.linalg.svd({x}, full_matrices={full_matrices})"),
     "eigh": _linalg("np.linalg.eigh({x})"),

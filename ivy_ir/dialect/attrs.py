@@ -85,6 +85,11 @@ NORMALIZE: dict[str, Callable[[Any], Any]] = {
 }
 
 
+STORED_AS = {"axis": "int", "axes": "ints"}
+"""Axis kinds are ints that name dimensions: stored, printed and parsed as ints."""
+NORMALIZE.update({k: NORMALIZE[v] for k, v in STORED_AS.items()})
+
+
 def normalize(arg: AttrArg, value: Any) -> Any:
     """Coerce a user-given value to the canonical Python value of its kind."""
     if value is None:
@@ -144,6 +149,8 @@ ATTR_CLASS: dict[str, type[Attribute] | None] = {
     "ints": DenseArrayBase, "floats": DenseArrayBase, "dtype": None,
     "dense": DenseIntOrFPElementsAttr,
 }
+for _table in (TO_ATTR, FROM_ATTR, ATTR_CLASS):
+    _table.update({k: _table[v] for k, v in STORED_AS.items()})
 
 
 def format_float(v: float) -> str:
@@ -160,6 +167,7 @@ def format_float(v: float) -> str:
 
 
 def print_value(printer: Printer, kind: str, attr: Attribute) -> None:
+    kind = STORED_AS.get(kind, kind)
     value = FROM_ATTR[kind](attr)
     if kind in ("ints", "floats"):
         fmt = str if kind == "ints" else format_float
@@ -189,6 +197,7 @@ def _parse_float(parser: Parser) -> float:
 
 
 def parse_value(parser: Parser, kind: str) -> Attribute:
+    kind = STORED_AS.get(kind, kind)
     delim = Parser.Delimiter.SQUARE
     if kind == "int":
         return TO_ATTR[kind](parser.parse_integer(allow_boolean=False))

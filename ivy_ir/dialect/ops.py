@@ -39,10 +39,11 @@ from xdsl.traits import Commutative, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .attrs import ATTR_CLASS, FROM_ATTR, TO_ATTR, AttrError, normalize, parse_value, print_value
+from .axes import axis_attrs, canonical_values, negative_axes
 from .infer import RULES, InferError
 from .infer_nn import NN_RULES
 from .registry import SPECS
-from .spec import GROUPED_CLASSES, OpSpec
+from .spec import AXIS_KINDS, GROUPED_CLASSES, OpSpec
 from .types import CLASS_MEMBERS, DTYPES, TensorSpec
 
 INFER_RULES = {**RULES, **NN_RULES}
@@ -61,9 +62,9 @@ class IvyOp(IRDLOperation):
         result types (raises InferError/AttrError with a message naming the op)."""
         spec = cls.SPEC
         values = check_attrs(spec, attrs)
-        types = infer_types(spec, [_spec_of(o) for o in operands], values)
-        props = {a.name: TO_ATTR[a.kind](values[a.name]) for a in spec.attrs
-                 if values[a.name] is not None and not _is_default(a.default, values[a.name])}
+        in_specs = [_spec_of(o) for o in operands]
+        types = infer_types(spec, in_specs, values)
+        props = _stored(spec, values, _ranks(in_specs), [t.rank for t in types])
         op = cls.__new__(cls)
         IRDLOperation.__init__(op, operands=[[] if o is None else o for o in operands],
                                result_types=_group_results(spec, [t.to_xdsl() for t in types]),
@@ -74,12 +75,21 @@ class IvyOp(IRDLOperation):
 
     # ---- reading ----
     def attr_values(self) -> dict[str, Any]:
-        """All attributes as Python values, defaults filled in."""
+        """All attributes as Python values, defaults filled in, axes canonical."""
         out = {}
         for a in self.SPEC.attrs:
             attr = self.properties.get(a.name)
             out[a.name] = a.default if attr is None else FROM_ATTR[a.kind](attr)
+        if axis_attrs(self.SPEC):
+            out = canonical_values(self.SPEC, out, *self._ranks())
         return out
+
+    def _ranks(self) -> tuple[list[Any], list[int | None]]:
+        """Ranks of the operands (per spec operand) and of the results."""
+        operands = [None if g is None else [_type_rank(v.type) for v in g]
+                    if isinstance(g, list) else _type_rank(g.type)
+                    for g in self.operand_groups()]
+        return operands, [_type_rank(r.type) for r in self.results]
 
     def operand_groups(self) -> list[Any]:
         """Operands as the spec declares them: a value, None (absent optional) or a list."""
@@ -111,6 +121,12 @@ class IvyOp(IRDLOperation):
             if not ok:
                 raise VerifyException(f"ivy.{spec.name}: attribute '{a.name}' must be of "
                                       f"kind {a.kind}")
+        stored = {a.name: FROM_ATTR[a.kind](self.properties[a.name]) for a in axis_attrs(spec)
+                  if a.name in self.properties}
+        for name in negative_axes(spec, stored):
+            raise VerifyException(f"ivy.{spec.name}: attribute '{name}' = {stored[name]} holds "
+                                  "a negative axis; axes in the IR are canonical "
+                                  "(non-negative)")
         try:
             values = check_attrs(spec, self.attr_values(), filled=True)
             groups = [[_spec_of(v) for v in g] if isinstance(g, list) else _spec_of(g)
@@ -203,6 +219,13 @@ class IvyOp(IRDLOperation):
         if results is None:
             parser.raise_error(f"ivy.{spec.name} returns {len(spec.results)} result(s)",
                                pos, parser.pos)
+        if axis_attrs(spec):  # negative axes written by hand count from the end
+            values = {a.name: FROM_ATTR[a.kind](props[a.name]) if a.name in props else a.default
+                      for a in spec.attrs}
+            axes = _stored(spec, values, _ranks(_spec_of(resolved)),
+                           [_type_rank(t) for t in ftype.outputs.data], axes_only=True)
+            props = {a.name: (axes if a.kind in AXIS_KINDS else props)[a.name]
+                     for a in spec.attrs if a.name in (axes if a.kind in AXIS_KINDS else props)}
         op = cls.__new__(cls)
         IRDLOperation.__init__(op, operands=[[] if g is None else g for g in resolved],
                                result_types=results, properties=props)
@@ -247,6 +270,28 @@ def _group_results(spec: OpSpec, types: list[Attribute]) -> list[Any] | None:
 def _is_default(default: Any, value: Any) -> bool:
     # defaults are never stored, so that parse(print(op)) is structurally equal
     return default is not None and not hasattr(value, "shape") and value == default
+
+
+def _stored(spec: OpSpec, values: dict[str, Any], operands: list[Any],
+            results: list[int | None], axes_only: bool = False) -> dict[str, Attribute]:
+    """The properties to store for attribute `values`: axes canonical, and nothing
+    equal to its (canonical) default."""
+    defaults = {a.name: a.default for a in spec.attrs}
+    if axis_attrs(spec):
+        values = canonical_values(spec, values, operands, results)
+        defaults = canonical_values(spec, defaults, operands, results)
+    return {a.name: TO_ATTR[a.kind](values[a.name]) for a in spec.attrs
+            if values[a.name] is not None and not _is_default(defaults[a.name], values[a.name])
+            and (not axes_only or a.kind in AXIS_KINDS)}
+
+
+def _ranks(specs: list[Any]) -> list[Any]:
+    return [None if s is None else [t.rank for t in s] if isinstance(s, list) else s.rank
+            for s in specs]
+
+
+def _type_rank(t: Attribute) -> int | None:
+    return t.get_num_dims() if isinstance(t, TensorType) else None
 
 
 def _spec_of(value: Any) -> Any:

@@ -21,7 +21,10 @@ SPEC_PATH = Path(__file__).with_name("ops.spec")
 GROUPED_CLASSES = frozenset({"any", "num", "float", "int", "intbool", "bool"})
 """Operand dtype classes whose operands must all share one dtype within an op."""
 TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask"}
-ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense"})
+ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense",
+                        "axis", "axes"})
+AXIS_KINDS = frozenset({"axis", "axes"})
+"""Kinds of attributes that name dimensions: canonical (non-negative) in the IR."""
 
 _GRAMMAR = r"""
 start: (decl | _NL)*
@@ -31,7 +34,7 @@ param: NAME [OPT] ":" kind [OPT] ["=" value]
 vararg: "*" NAME ":" NAME
 star: "*"
 tags: tag*
-kind: NAME ["{" STRING ("," STRING)* "}"]
+kind: NAME ["(" NAME ")"] ["{" STRING ("," STRING)* "}"]
 results: NAME -> single
        | "(" NAME ("," NAME)+ ")" -> several
        | "*" NAME -> variadic
@@ -68,6 +71,9 @@ class AttrArg:
     optional: bool = False
     default: Any = None
     choices: tuple[str, ...] = ()
+    rank_of: str | None = None
+    """For `axis`/`axes` attributes: the operand or result whose dimensions they name
+    (`axis(out)`); None for the first operand."""
 
     @property
     def required(self) -> bool:
@@ -113,12 +119,15 @@ class _ToSpecs(Transformer):
     def array(self, items: list[Any]) -> tuple[Any, ...]:
         return tuple(i for i in items if i is not None)
 
-    def kind(self, items: list[Any]) -> tuple[str, tuple[str, ...]]:
-        return str(items[0]), tuple(str(s)[1:-1] for s in items[1:] if s is not None)
+    def kind(self, items: list[Any]) -> tuple[str, str | None, tuple[str, ...]]:
+        ref = None if items[1] is None else str(items[1])
+        return str(items[0]), ref, tuple(str(s)[1:-1] for s in items[2:] if s is not None)
 
-    def param(self, items: list[Any]) -> tuple[str, bool, str, tuple[str, ...], bool, Any]:
-        name, opt_name, (kind, choices), opt_kind, default = items
-        return str(name), opt_name is not None, kind, choices, opt_kind is not None, default
+    def param(self, items: list[Any]) -> tuple[str, bool, str, tuple[str, ...], bool, Any,
+                                               str | None]:
+        name, opt_name, (kind, ref, choices), opt_kind, default = items
+        return (str(name), opt_name is not None, kind, choices, opt_kind is not None, default,
+                ref)
 
     def vararg(self, items: list[Any]) -> TensorArg:
         return TensorArg(str(items[0]), str(items[1]), variadic=True)
@@ -163,8 +172,9 @@ class _ToSpecs(Transformer):
             elif isinstance(p, TensorArg):
                 operands.append(p)
             elif keyword_only:
-                pname, _, kind, choices, opt, default = p
-                attrs.append(AttrArg(pname, kind, optional=opt, default=default, choices=choices))
+                pname, _, kind, choices, opt, default, ref = p
+                attrs.append(AttrArg(pname, kind, optional=opt, default=default, choices=choices,
+                                     rank_of=ref))
             else:
                 pname, opt, dtype_class, *_ = p
                 operands.append(TensorArg(pname, dtype_class, optional=opt))
@@ -194,6 +204,11 @@ def _check(name: str, operands: list[TensorArg], attrs: list[AttrArg], infer: st
             raise SpecError(f"{where}: attribute '{a.name}' has unknown kind '{a.kind}'")
         if a.choices and a.default is not None and a.default not in a.choices:
             raise SpecError(f"{where}: default of '{a.name}' is not one of its choices")
+        if a.rank_of is not None and a.kind not in AXIS_KINDS:
+            raise SpecError(f"{where}: only axis attributes name a rank source, not "
+                            f"'{a.name}'")
+        if a.kind in AXIS_KINDS and not operands:
+            raise SpecError(f"{where}: axis attribute '{a.name}' of an op without operands")
     names = [t.name for t in operands] + [a.name for a in attrs]
     if len(set(names)) != len(names):
         raise SpecError(f"{where}: duplicate argument names")

@@ -54,7 +54,7 @@ def _full_slice(op: IvyOp, a: dict[str, Any]) -> bool:
 
 def _identity_perm(op: IvyOp, a: dict[str, Any]) -> bool:
     rank = spec(source(op)).rank
-    return [ax % rank for ax in a["axes"]] == list(range(rank))
+    return list(a["axes"]) == list(range(rank))
 
 
 IDENTITY_WHEN: dict[str, Callable[[IvyOp, dict[str, Any]], bool]] = {
@@ -110,8 +110,7 @@ def _reshape_chain(compose: bool) -> Rule:
 
 
 def _axes(op: IvyOp) -> list[int]:
-    rank = spec(source(op)).rank
-    return [ax % rank for ax in op.attr_values()["axes"]]
+    return list(op.attr_values()["axes"])
 
 
 def _permute_chain(compose: bool) -> Rule:

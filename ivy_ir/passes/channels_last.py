@@ -102,7 +102,7 @@ def _sink(op: IvyOp) -> bool:
     if name == "batch_norm" and (perm := _single_use_permute(groups[0])):
         # batch_norm(permute(y, p), axis=a) = permute(batch_norm(y, axis=p[a]), p)
         axes = perm.attr_values()["axes"]
-        attrs = {**attrs, "axis": axes[attrs["axis"] % len(axes)]}
+        attrs = {**attrs, "axis": axes[attrs["axis"]]}
         perms, operands = [perm], [perm.operand_groups()[0], *groups[1:]]
     elif name in ELEMENTWISE and all(g is not None and not isinstance(g, list)
                                      for g in groups):

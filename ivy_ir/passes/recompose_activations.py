@@ -165,10 +165,6 @@ def _sum_exp(s: SSAValue) -> tuple[SSAValue, int, list]:
     return exp.operand_groups()[0], axes[0], [red, exp]
 
 
-def _axis_attr(axis: int, rank: int) -> dict[str, int]:
-    return {} if axis == rank - 1 else {"axis": axis - rank}
-
-
 def softmax(root: IvyOp) -> Fused:
     """exp(z) / sum(exp(z), axis=a, keepdims)  with z = x - max(x, a) or z = x
                                                                   -> softmax(x, axis=a)"""
@@ -179,7 +175,7 @@ def softmax(root: IvyOp) -> Fused:
     z, axis, ops = _sum_exp(s)
     require(ops[1].results[0] is e)
     x = _stable_input(z, axis, ops)
-    return Fused("softmax", [x], _axis_attr(axis, spec(x).rank), {*ex.ops, *ops})
+    return Fused("softmax", [x], {"axis": axis}, {*ex.ops, *ops})
 
 
 def log_softmax(root: IvyOp) -> Fused:
@@ -198,7 +194,7 @@ def log_softmax(root: IvyOp) -> Fused:
     if op.SPEC.name == "logsumexp":
         red, x, axes = reduction(lse, "logsumexp")
         require(len(axes) == 1 and same_poly(rest, atom(x), dt))
-        return Fused("log_softmax", [x], _axis_attr(axes[0], spec(x).rank), {*ops, red})
+        return Fused("log_softmax", [x], {"axis": axes[0]}, {*ops, red})
     z, axis, red_ops = _sum_exp(op.operand_groups()[0])
     ops += [op, *red_ops]
     stable: list = []
@@ -207,7 +203,7 @@ def log_softmax(root: IvyOp) -> Fused:
     if x is not z:
         spelled.append(Expansion()(z, force=True))
     require(any(same_poly(rest, want, dt) for want in spelled))
-    return Fused("log_softmax", [x], _axis_attr(axis, spec(x).rank), {*ops, *stable})
+    return Fused("log_softmax", [x], {"axis": axis}, {*ops, *stable})
 
 
 def _weight(wt: SSAValue, ops: list) -> SSAValue | Prep:

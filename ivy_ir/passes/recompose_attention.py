@@ -204,7 +204,7 @@ def attention(root: IvyOp) -> Fused:
     guard: list = []
     sm, s = _probabilities(p, guard)
     rank = spec(s).rank
-    require(rank >= 2 and sm.attr_values()["axis"] % rank == rank - 1)
+    require(rank >= 2 and sm.attr_values()["axis"] == rank - 1)
     dt = spec(s).dtype
     sc = _scores(s, dt)
     attrs: dict = {}

@@ -112,12 +112,8 @@ def shortest(value: float, dtype: str) -> float:
 
 
 def norm_axes(axes: Iterable[int] | None, rank: int) -> tuple[int, ...]:
-    """Axes as sorted non-negative ints (NoMatch if they do not fit the rank)."""
-    if axes is None:
-        return tuple(range(rank))
-    axes = tuple(axes)
-    require(all(-rank <= a < rank for a in axes))
-    return tuple(sorted({a % rank for a in axes}))
+    """A reduction's (canonical) axes as a sorted set; None reduces every axis."""
+    return tuple(range(rank)) if axes is None else tuple(sorted(set(axes)))
 
 
 def reduction(v: SSAValue, name: str, x: SSAValue | None = None) -> tuple[IvyOp, SSAValue,

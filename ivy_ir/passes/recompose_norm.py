@@ -126,11 +126,6 @@ def _affine(v: SSAValue, x: SSAValue, axes: tuple[int, ...]) -> SSAValue | Prep:
     return reshaped(v, tuple(xs[i] for i in axes))
 
 
-def _axis_attr(axes: tuple[int, ...], rank: int) -> tuple[int, ...]:
-    trailing = tuple(range(rank - len(axes), rank))
-    return tuple(a - rank for a in axes) if axes == trailing else axes
-
-
 def norm(root: IvyOp) -> Fused:
     """(X - mean) * rsqrt(var + eps) [* w] [+ b]  (and the spellings above) -> layer_norm
     X * rsqrt(mean(X^2) + eps) [* w]                                       -> rms_norm"""
@@ -185,9 +180,7 @@ def norm(root: IvyOp) -> Fused:
         require(len(k) == 1 and k[0][1] == 1 and close(c, 1.0, dt))
         bias = _affine(k[0][0], x, axes)
     weight = None if g is None else _affine(g, x, axes)
-    attrs: dict = {}
-    if (ax := _axis_attr(axes, spec(x).rank)) != (-1,):
-        attrs["axis"] = list(ax)
+    attrs: dict = {"axis": list(axes)}  # (the builder leaves out the default, [-1])
     if (e := shortest(eps, dt)) != _DEFAULT_EPS[name]:
         attrs["eps"] = e
     operands = [x, weight, bias] if name == "layer_norm" else [x, weight]
@@ -224,7 +217,7 @@ def fold_batch_norm(root: IvyOp) -> Fused:
     y, mean, var, gamma, beta = root.operand_groups()
     attrs = root.attr_values()
     rank = spec(y).rank
-    axis = attrs["axis"] % rank
+    axis = attrs["axis"]
     layer = producer(y, "conv", "linear")
     require(layer is not None and y.has_one_use())
     assert layer is not None

@@ -92,7 +92,7 @@ func.func @layer_norm_var_two_axes(%x: tensor<2x3x4xf32>, %w: tensor<12xf32>) ->
 }
 // CHECK-LABEL: func.func @layer_norm_var_two_axes
 // CHECK:         %{{.*}} = ivy.reshape %w {shape = [3, 4]}
-// CHECK-NEXT:    %y = ivy.layer_norm %x, weight = %{{.*}} {axis = [-2, -1]} : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %y = ivy.layer_norm %x, weight = %{{.*}} {axis = [1, 2]} : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
 // CHECK-NEXT:    func.return %y
 
 // normalizing a middle axis: the (C, 1) weight becomes a (C,) operand
