@@ -41,6 +41,8 @@ class Names:
     def __init__(self, reserved: set[str]):
         self.taken = set(reserved) | RESERVED
         self.of: dict[SSAValue, str] = {}
+        self._next: dict[str, int] = {}
+        """Per base name, the suffix to try next (so naming n values is linear)."""
 
     def fresh(self, hint: str | None) -> str:
         base = _IDENT.sub("_", hint or "v")[:40] or "v"
@@ -48,10 +50,13 @@ class Names:
             base = "v_" + base.lstrip("_")
         if keyword.iskeyword(base) or keyword.issoftkeyword(base):
             base += "_"
-        name, i = base, 0
+        name, i = base, self._next.get(base, 0)
+        if i:
+            name = f"{base}_{i}"
         while name in self.taken:
             i += 1
             name = f"{base}_{i}"
+        self._next[base] = i + 1
         self.taken.add(name)
         return name
 
@@ -73,6 +78,8 @@ class Emission:
         self.inputs: list[str] = []
         """Local names of the function's tensors: its inputs, then its parameters."""
         self.locals: dict[str, str] = {}
+        self.helpers: set[str] = set()
+        """The target's helper kernels the program calls."""
 
     def add_data(self, value: np.ndarray) -> str:
         """Source that reads `value` from the namespace (data, never pasted as code)."""
@@ -132,10 +139,14 @@ def op_expr(op: Operation, em: Emission) -> ast.expr:
     if not isinstance(op, IvyOp):
         raise LoweringError(f"{op.name} is not an ivy op; the {em.target.name} target only "
                             "lowers the ivy dialect")
-    return parse(expression(op, em.target, em.names.of.__getitem__, em))
+    expr = expression(op, em.target, em.names.of.__getitem__, em)
+    em.helpers |= calls(expr, em.target.helpers)
+    return parse(expr)
 
 
-def calls(tree: ast.AST, helpers: Any) -> set[str]:
-    """The helpers `tree` calls by bare name (`conv(...)`, not `F.conv(...)`)."""
-    return {n.func.id for n in ast.walk(tree)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers}
+_BARE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
+
+
+def calls(code: str, helpers: Any) -> set[str]:
+    """The helpers `code` calls by bare name (`conv(...)`, not `F.conv(...)`)."""
+    return {n for n in _BARE_CALL.findall(code) if n in helpers}

@@ -56,9 +56,8 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
     args = ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in ["params", *inputs]],
                          kwonlyargs=[], kw_defaults=[], defaults=[])
     main = ast.FunctionDef(fn_name, args, header + em.prologue + body, [], lineno=0)
-    code = ast.unparse(ast.fix_missing_locations(ast.Module([*em.hoisted, main], [])))
-    helpers = [_helper_source(target.helpers[h])
-               for h in sorted(_closure(target, calls(ast.Module(body, []), target.helpers)))]
+    code = ast.unparse(ast.Module([*em.hoisted, main], []))
+    helpers = [_helper_source(target.helpers[h]) for h in sorted(_closure(target, em.helpers))]
     return "\n".join([target.imports, *helpers, code]) + "\n", {"CONSTANTS": em.data}
 
 
@@ -184,7 +183,7 @@ def _closure(target: Target, used: set[str]) -> set[str]:
         h = todo.pop()
         if h not in seen:
             seen.add(h)
-            todo += calls(ast.parse(_helper_source(target.helpers[h])), target.helpers)
+            todo += calls(_helper_source(target.helpers[h]), target.helpers)
     return seen
 
 

@@ -86,9 +86,12 @@ class IvyOp(IRDLOperation):
 
     def _ranks(self) -> tuple[list[Any], list[int | None]]:
         """Ranks of the operands (per spec operand) and of the results."""
-        operands = [None if g is None else [_type_rank(v.type) for v in g]
-                    if isinstance(g, list) else _type_rank(g.type)
-                    for g in self.operand_groups()]
+        if all(not (a.optional or a.variadic) for a in self.SPEC.operands):  # the usual case
+            operands: list[Any] = [_type_rank(v.type) for v in self.operands]
+        else:
+            operands = [None if g is None else [_type_rank(v.type) for v in g]
+                        if isinstance(g, list) else _type_rank(g.type)
+                        for g in self.operand_groups()]
         return operands, [_type_rank(r.type) for r in self.results]
 
     def operand_groups(self) -> list[Any]:
