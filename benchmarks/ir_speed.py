@@ -1,4 +1,5 @@
-"""How fast is ivy IR itself? Build, verify, print and parse a 500-op module.
+"""How fast is ivy IR itself? Build, verify, print and parse a 500-op module, and
+lower it to NumPy source (emit, load: the part of every compile that is ours).
 
 Run as a script (`.venv/bin/python benchmarks/ir_speed.py`): site-packages holds an
 unrelated top-level `benchmarks` package, so this file is never imported. The module
@@ -65,12 +66,14 @@ def main() -> None:
     module = build_module()
     text = str(module)
     n = sum(1 for _ in module.walk()) - 3  # minus module, func, return
+    ir = ivy_ir.parse(text)
     rows = [
         ("build", median_ms(build_module)),
         ("verify", median_ms(module.verify)),
         ("print", median_ms(lambda: str(module))),
         ("parse+verify", median_ms(lambda: ivy_ir.parse(text))),
     ]
+    lower = median_ms(lambda: ivy_ir.lower(ir, "numpy"))
     print(f"ivy IR speed: {n} ivy ops, {len(text.splitlines())} lines, "
           f"median of {RUNS} runs")
     print(f"{'step':<14}{'ms':>10}{'us/op':>10}")
@@ -78,6 +81,7 @@ def main() -> None:
         print(f"{step:<14}{ms:>10.1f}{ms * 1e3 / n:>10.1f}")
     total = sum(ms for _, ms in rows)
     print(f"{'total':<14}{total:>10.1f}{total * 1e3 / n:>10.1f}")
+    print(f"{'lower (numpy)':<14}{lower:>10.1f}{lower * 1e3 / n:>10.1f}")
 
 
 if __name__ == "__main__":
