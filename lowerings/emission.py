@@ -12,6 +12,7 @@ large constants are handed over as data in the function's namespace.
 from __future__ import annotations
 
 import ast
+import functools
 import keyword
 import re
 from typing import Any
@@ -116,8 +117,11 @@ class Emission:
         return make(value, self)
 
 
+@functools.lru_cache(maxsize=8192)
 def parse(expr: str) -> ast.expr:
-    """An expression the rules wrote, as an AST node."""
+    """An expression the rules wrote, as an AST node. Programs repeat expressions
+    (`np.add(v, c)` once names are reused), so parses are cached, and the emitter
+    treats every node as immutable: it builds new nodes around them, never edits one."""
     return ast.parse(expr, mode="eval").body
 
 

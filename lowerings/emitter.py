@@ -127,7 +127,9 @@ class _Writer:
             reused = dead[0] if into is None else into
             names.of[op.results[0]] = names.of[reused]
             if into is not None:
-                expr.keywords.append(ast.keyword("out", name(names.of[reused])))
+                assert isinstance(expr, ast.Call)
+                expr = ast.Call(expr.func, expr.args,
+                                [*expr.keywords, ast.keyword("out", name(names.of[reused]))])
         else:
             for r in op.results:
                 names.bind(r)

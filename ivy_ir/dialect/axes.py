@@ -10,19 +10,13 @@ is, for the inference rule to report.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
-from .spec import AXIS_KINDS, AttrArg, OpSpec
+from .spec import AttrArg, OpSpec
 
 Ranks = Sequence[Any]
 """Per operand (in spec order): its rank, None when absent, a list for a variadic one."""
-
-
-@functools.cache
-def axis_attrs(spec: OpSpec) -> tuple[AttrArg, ...]:
-    return tuple(a for a in spec.attrs if a.kind in AXIS_KINDS)
 
 
 def _rank(spec: OpSpec, attr: AttrArg, operands: Ranks, results: Sequence[int]) -> int | None:
@@ -48,7 +42,7 @@ def canonical_values(spec: OpSpec, values: dict[str, Any], operands: Ranks,
                      results: Sequence[int]) -> dict[str, Any]:
     """`values` (defaults filled in) with every axis attribute canonical."""
     out = dict(values)
-    for a in axis_attrs(spec):
+    for a in spec.axis_attrs:
         out[a.name] = canonical(values[a.name], _rank(spec, a, operands, results))
     return out
 
@@ -57,4 +51,4 @@ def negative_axes(spec: OpSpec, values: dict[str, Any]) -> list[str]:
     """The axis attributes among `values` that are not canonical."""
     def negative(v: Any) -> bool:
         return any(x < 0 for x in v) if isinstance(v, tuple) else v is not None and v < 0
-    return [a.name for a in axis_attrs(spec) if a.name in values and negative(values[a.name])]
+    return [a.name for a in spec.axis_attrs if a.name in values and negative(values[a.name])]

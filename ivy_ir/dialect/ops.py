@@ -39,7 +39,7 @@ from xdsl.traits import Commutative, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .attrs import ATTR_CLASS, FROM_ATTR, TO_ATTR, AttrError, normalize, parse_value, print_value
-from .axes import axis_attrs, canonical_values, negative_axes
+from .axes import canonical_values, negative_axes
 from .infer import RULES, InferError
 from .infer_nn import NN_RULES
 from .registry import SPECS
@@ -80,7 +80,7 @@ class IvyOp(IRDLOperation):
         for a in self.SPEC.attrs:
             attr = self.properties.get(a.name)
             out[a.name] = a.default if attr is None else FROM_ATTR[a.kind](attr)
-        if axis_attrs(self.SPEC):
+        if self.SPEC.axis_attrs:
             out = canonical_values(self.SPEC, out, *self._ranks())
         return out
 
@@ -124,7 +124,7 @@ class IvyOp(IRDLOperation):
             if not ok:
                 raise VerifyException(f"ivy.{spec.name}: attribute '{a.name}' must be of "
                                       f"kind {a.kind}")
-        stored = {a.name: FROM_ATTR[a.kind](self.properties[a.name]) for a in axis_attrs(spec)
+        stored = {a.name: FROM_ATTR[a.kind](self.properties[a.name]) for a in spec.axis_attrs
                   if a.name in self.properties}
         for name in negative_axes(spec, stored):
             raise VerifyException(f"ivy.{spec.name}: attribute '{name}' = {stored[name]} holds "
@@ -222,7 +222,7 @@ class IvyOp(IRDLOperation):
         if results is None:
             parser.raise_error(f"ivy.{spec.name} returns {len(spec.results)} result(s)",
                                pos, parser.pos)
-        if axis_attrs(spec):  # negative axes written by hand count from the end
+        if spec.axis_attrs:  # negative axes written by hand count from the end
             values = {a.name: FROM_ATTR[a.kind](props[a.name]) if a.name in props else a.default
                       for a in spec.attrs}
             axes = _stored(spec, values, _ranks(_spec_of(resolved)),
@@ -279,10 +279,11 @@ def _stored(spec: OpSpec, values: dict[str, Any], operands: list[Any],
             results: list[int | None], axes_only: bool = False) -> dict[str, Attribute]:
     """The properties to store for attribute `values`: axes canonical, and nothing
     equal to its (canonical) default."""
-    defaults = {a.name: a.default for a in spec.attrs}
-    if axis_attrs(spec):
-        values = canonical_values(spec, values, operands, results)
-        defaults = canonical_values(spec, defaults, operands, results)
+    if not spec.axis_attrs:
+        return {a.name: TO_ATTR[a.kind](values[a.name]) for a in spec.attrs
+                if values[a.name] is not None and not _is_default(a.default, values[a.name])}
+    values = canonical_values(spec, values, operands, results)
+    defaults = canonical_values(spec, {a.name: a.default for a in spec.attrs}, operands, results)
     return {a.name: TO_ATTR[a.kind](values[a.name]) for a in spec.attrs
             if values[a.name] is not None and not _is_default(defaults[a.name], values[a.name])
             and (not axes_only or a.kind in AXIS_KINDS)}

@@ -96,9 +96,14 @@ class OpSpec:
     def has(self, tag: str) -> bool:
         return tag in self.tags
 
-    @property
+    @functools.cached_property
     def attr_map(self) -> dict[str, AttrArg]:
         return {a.name: a for a in self.attrs}
+
+    @functools.cached_property
+    def axis_attrs(self) -> tuple[AttrArg, ...]:
+        """The attributes that name dimensions (canonical in the IR, see `axes.py`)."""
+        return tuple(a for a in self.attrs if a.kind in AXIS_KINDS)
 
 
 class SpecError(ValueError):
