@@ -102,6 +102,18 @@ def one_to_one(ops: Iterable[str], spell: Callable[[str], str] = str,
     return {**table, **aliases}
 
 
+def merge_tables(*tables: Mapping[str, Rule]) -> dict[str, Rule]:
+    """The op family tables of one source as its one table; a source op mapped by two
+    families would shadow one of the rules, so that is an error."""
+    merged: dict[str, Rule] = {}
+    for table in tables:
+        clash = sorted(merged.keys() & table.keys())
+        if clash:
+            raise ValueError(f"source ops mapped by two tables: {', '.join(clash)}")
+        merged.update(table)
+    return merged
+
+
 def camel(op: str) -> str:
     """TensorFlow's raw-op spelling of a registry name: `logical_not` -> `LogicalNot`."""
     return "".join(part.capitalize() for part in op.split("_"))

@@ -32,7 +32,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import dtype_name
 
-from .common import ImportBuilder, Rule
+from .common import ImportBuilder, Rule, merge_tables
 from .jax_index import INDEX
 from .jax_math import BINARY, MATH, UNARY
 from .jax_nn import NN
@@ -40,7 +40,7 @@ from .jax_reduce import REDUCE
 from .jax_shape import SHAPE
 from .jax_walk import JaxprWalker
 
-TABLE: dict[str, Rule] = {**MATH, **REDUCE, **SHAPE, **INDEX, **NN}
+TABLE: dict[str, Rule] = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN)
 """Every lax primitive the importer maps; any other is reported as unsupported
 (higher-order primitives such as `jit` and `scan` are walked into, not mapped)."""
 ONE_TO_ONE: dict[str, str] = {**UNARY, **BINARY}

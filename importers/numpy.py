@@ -30,7 +30,7 @@ from ivy_ir.core.graph import input_names, is_array
 from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec
 
-from .common import ImportBuilder, Rule, dtype_of
+from .common import ImportBuilder, Rule, dtype_of, merge_tables
 from .numpy_array import Handlers, NpArray, Session
 from .numpy_context import call_function
 from .numpy_index import INDEX, get_item, set_item
@@ -39,20 +39,9 @@ from .numpy_math import MATH, ONE_TO_ONE, UFUNCS, call_ufunc
 from .numpy_reduce import REDUCE
 from .numpy_shape import SHAPE
 
-
-def _merge_tables(*tables: dict[str, Rule]) -> dict[str, Rule]:
-    merged: dict[str, Rule] = {}
-    for table in tables:
-        clash = sorted(set(merged) & set(table))
-        if clash:
-            raise ValueError(f"NumPy names mapped twice: {', '.join(clash)}")
-        merged.update(table)
-    return merged
-
-
-FUNCTIONS: dict[str, Rule] = _merge_tables(MATH, REDUCE, SHAPE, INDEX, LINALG)
+FUNCTIONS: dict[str, Rule] = merge_tables(MATH, REDUCE, SHAPE, INDEX, LINALG)
 """NumPy function (public name, `sum`, `linalg.inv`) -> its rule; see `numpy_context`."""
-TABLE: dict[str, Rule] = _merge_tables(FUNCTIONS, UFUNCS)
+TABLE: dict[str, Rule] = merge_tables(FUNCTIONS, UFUNCS)
 """Every NumPy name the importer maps: the functions and the ufuncs (`ufunc.__name__`)."""
 __all__ = ["FUNCTIONS", "ONE_TO_ONE", "TABLE", "UFUNCS", "import_program"]
 

@@ -30,7 +30,7 @@ from ivy_ir.core.locations import OWN_DIRS, short_path
 from ivy_ir.core.module import Module
 from ivy_ir.dialect import DTYPES, TensorSpec
 
-from .common import ImportBuilder, Rule, location
+from .common import ImportBuilder, location, merge_tables
 from .tensorflow_ctx import NO_VALUE, Value, VarRef, tf_dtype
 from .tensorflow_graph import GRAPH
 from .tensorflow_index import INDEX
@@ -40,18 +40,7 @@ from .tensorflow_reduce import REDUCE, REDUCTIONS
 from .tensorflow_shape import SHAPE
 from .tensorflow_walk import Walker
 
-
-def _merge_families(*families: dict[str, Rule]) -> dict[str, Rule]:
-    table: dict[str, Rule] = {}
-    for family in families:
-        twice = sorted(table.keys() & family.keys())
-        if twice:
-            raise ValueError(f"TF ops with rules in two families: {', '.join(twice)}")
-        table.update(family)
-    return table
-
-
-TABLE = _merge_families(MATH, REDUCTIONS, SHAPE, INDEX, NN, GRAPH)
+TABLE = merge_tables(MATH, REDUCTIONS, SHAPE, INDEX, NN, GRAPH)
 """Raw TF op type -> `Rule`, called as `rule(ctx, *inputs, **attrs)`, one family module
 each (`tensorflow_math`, `_reduce`, `_shape`, `_index`, `_nn`, `_graph`). Ops missing
 here are reported."""

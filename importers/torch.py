@@ -36,7 +36,15 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.ops import AttrError
 
-from .common import ImportBuilder, Rule, Unmapped, location, location_str, spec_of
+from .common import (
+    ImportBuilder,
+    Rule,
+    Unmapped,
+    location,
+    location_str,
+    merge_tables,
+    spec_of,
+)
 from .torch_capture import (
     FRAME,
     TORCH_DIR,
@@ -56,18 +64,7 @@ from .torch_nn import NN
 from .torch_reduce import REDUCE
 from .torch_shape import SHAPE
 
-
-def _joined(*tables: dict[str, Rule]) -> dict[str, Rule]:
-    """The family tables as one; an ATen name in two families would shadow a rule."""
-    table: dict[str, Rule] = {}
-    for part in tables:
-        if table.keys() & part.keys():
-            raise ValueError(f"ATen ops in two tables: {sorted(table.keys() & part.keys())}")
-        table.update(part)
-    return table
-
-
-TABLE = _joined(MATH, REDUCE, SHAPE, INDEX, NN)
+TABLE = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN)
 """ATen op (packet name, or `packet.overload` where overloads differ) -> rule."""
 ONE_TO_ONE: dict[str, str] = {**UNARY, **ACTIVATIONS, **ROUNDING, **BINARY, **LOGICAL}
 """The ATen ops with one registry op of the same meaning (ATen name -> registry op),
