@@ -46,7 +46,7 @@ _NUMPY_DIR = (os.path.dirname(np.__file__) + os.sep,)
 
 
 def numpy_user_location() -> Attribute:
-    """`ivy_ir.tracer.user_location` that also steps out of NumPy's own Python code: a
+    """`ivy_ir.core.locations.user_location` that also steps out of NumPy's own Python code: a
     NumPy function that does not dispatch to the tracer (`np.take` of a NumPy array at
     traced indices) converts it inside NumPy, and the error must name the user's line."""
     return user_location(skip=_NUMPY_DIR)

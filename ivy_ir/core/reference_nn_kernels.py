@@ -1,6 +1,6 @@
 """Pure-NumPy kernels for convolution, pooling and resampling layers.
 
-Like `numpy_kernels.py`, the source of each kernel a program uses is copied into the
+Like `reference_kernels.py`, the source of each kernel a program uses is copied into the
 generated code, so these functions may only use `np`, `math` and each other. Every
 kernel works channels-first internally; channels-last inputs are transposed in and out.
 Windows are strided views (`sliding_window_view`), so no kernel loops over elements.
