@@ -18,6 +18,7 @@ with memory is decided here from the ops' metadata, never by editing text:
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import textwrap
 from collections.abc import Callable
@@ -189,6 +190,7 @@ def _closure(target: Target, used: set[str]) -> set[str]:
     return seen
 
 
+@functools.cache
 def _helper_source(fn: Callable[..., Any]) -> str:
     return textwrap.dedent(inspect.getsource(fn)) + "\n"
 

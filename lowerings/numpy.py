@@ -9,17 +9,19 @@ self-contained.
 
 from __future__ import annotations
 
-from ivy_ir.core.reference import REFERENCE
-from ivy_ir.core.rules import PLAIN_ELEMENTWISE
+import dataclasses
+
+from ivy_ir.core.reference import NAMES, REFERENCE
+from ivy_ir.core.rules import PLAIN_ELEMENTWISE, RuleTable, native_names
 
 from .runtime import Runtime
 from .target import Target
 
 TARGET = Target(
-    name=REFERENCE.name, rules=REFERENCE.rules, dtype=REFERENCE.dtype,
-    namespace=REFERENCE.namespace, helpers=REFERENCE.helpers, scalar=REFERENCE.scalar,
+    **{f.name: getattr(REFERENCE, f.name) for f in dataclasses.fields(RuleTable)},
     imports="import math\n\nimport numpy as np\n",
-    inplace_ops=PLAIN_ELEMENTWISE - {"rsqrt", "erf"},
+    # the ufunc calls (they take out=)
+    inplace_ops=frozenset(native_names(PLAIN_ELEMENTWISE, NAMES)),
     fresh_ops=frozenset({"astype", "where", "erf", "rsqrt"}),
     view_ops=frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "flip", "split"}))
 

@@ -41,8 +41,11 @@ def _cast(call: str) -> str:
     return f"{call}.astype({{out_dtype}}, copy=False)"
 
 
+NAMES = {"rsqrt": None, "erf": None}
+"""Plain elementwise ops NumPy has no ufunc for (rules below)."""
+
 NUMPY_RULES: dict[str, Rule] = {
-    **elementwise_calls("np", {"rsqrt": None, "erf": None}),
+    **elementwise_calls("np", NAMES),
     **NUMPY_API_RULES,
     "rsqrt": "np.reciprocal(np.sqrt({x}))",
     "erf": "erf({x})",
