@@ -1,27 +1,42 @@
-"""The `ivy` facade: a framework-agnostic functional API generated from the registry.
+"""The `ivy` facade: the Array API standard on every framework's own arrays.
 
-`ivy.add`, `ivy.matmul`, `ivy.layer_norm`, ... run eagerly on NumPy arrays (the
-reference semantics: the NumPy lowering's rules) and record ops when called inside
-`ivy.trace_graph`/`ivy.compile`. Importing `ivy` loads no ML framework. The current
-backend is the facade's one piece of global state: the default target of
-`ivy.compile`; eager calls execute on NumPy.
+`ivy.<fn>` follows the Python Array API standard (2024.12) with the Ivy papers' names
+as aliases. With a backend set (`ivy.set_backend('torch')`), every function is the
+torch namespace's own (`ivy.torch`), generated from the torch lowering's rules, and
+takes and returns `torch.Tensor`s; with none set, a call runs on the framework of its
+arguments (NumPy for Python values), and inside `ivy_ir.trace`/`ivy_ir.compile` it
+records ops. Importing `ivy` loads no ML framework; setting a backend loads that one.
 """
 
 from __future__ import annotations
 
+import types as _types
 from typing import Any
 
 import ivy_ir as _ivy_ir
-from ivy_ir.dialect.types import DTYPES as _DTYPES
 
-from .backend import current_backend, set_backend, unset_backend, with_backend
-from .functional import FUNCTIONS as _FUNCTIONS
+from . import agnostic as _agnostic
+from . import backend as _backend
+from .backend import (
+    NAMESPACES as _NAMESPACES,
+)
+from .backend import (
+    available_backends,
+    current_backend,
+    get_backend,
+    set_backend,
+    unset_backend,
+    with_backend,
+)
+from .dtypes import DTYPE_OBJECTS as _DTYPES
+from .namespace import ALIASES as _ALIASES
+from .namespace import CONSTANTS as _CONSTANTS
+from .namespace import VERSION as __array_api_version__
+from .namespace import _dtype_functions, _Info
 
-bool = "bool"  # dtype names, as ivy.float32 etc.
-int8, int16, int32, int64, uint8 = "int8", "int16", "int32", "int64", "uint8"
-float16, bfloat16, float32, float64 = "float16", "bfloat16", "float32", "float64"
-assert set(_DTYPES) == {bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32,
-                        float64}
+numpy, jax, torch, tensorflow = (_NAMESPACES[n] for n in ("numpy", "jax", "torch",
+                                                           "tensorflow"))
+set_framework, unset_framework, get_framework = set_backend, unset_backend, get_backend
 
 
 def compile(fn: Any, *, args: tuple[Any, ...] = (), target: str | None = None,
@@ -30,22 +45,34 @@ def compile(fn: Any, *, args: tuple[Any, ...] = (), target: str | None = None,
     return _ivy_ir.compile(fn, target=target or current_backend(), args=args, **options)
 
 
+compile_fn = compile
+
+
 def trace_graph(fn: Any, *, args: tuple[Any, ...] = (), **options: Any) -> Any:
     """Trace a facade function into an `ivy_ir.Module` (its IR graph)."""
-    return _ivy_ir.trace(fn, args=args, **options)
+    return _ivy_ir.trace(fn, args=args, source="ivy", **options)
 
 
-def __getattr__(name: str) -> Any:
-    # module attributes, not globals(): op names such as sum/any/min shadow builtins
-    try:
-        return _FUNCTIONS[name]
-    except KeyError:
-        raise AttributeError(f"ivy has no function '{name}'") from None
+def _agnostic_values() -> dict[str, Any]:
+    funcs = _agnostic.FUNCTIONS
+    out: dict[str, Any] = {k: v for k, v in funcs.items() if "." not in k}
+    for ext in ("linalg", "fft"):
+        sub = _types.ModuleType(f"ivy.{ext}")
+        sub.__dict__.update({k.partition(".")[2]: v for k, v in funcs.items()
+                             if k.startswith(ext + ".")})
+        out[ext] = sub
+    out.update({alias: funcs[target] for alias, target in _ALIASES.items()})
+    out.update(_DTYPES)
+    out.update(_CONSTANTS)
+    out.update(_dtype_functions(dict(_DTYPES)))
+    out["__array_namespace_info__"] = lambda: _Info(dict(_DTYPES))
+    return out
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_FUNCTIONS))
+globals().update(_agnostic_values())
+_backend.attach(globals(), _agnostic_values())
 
-
-__all__ = ["compile", "current_backend", "set_backend", "trace_graph", "unset_backend",
-           "with_backend", *_FUNCTIONS]
+__all__ = ["available_backends", "compile", "compile_fn", "current_backend", "get_backend",
+           "get_framework", "jax", "numpy", "set_backend", "set_framework", "tensorflow",
+           "torch", "trace_graph", "unset_backend", "unset_framework", "with_backend",
+           *sorted(k for k in _agnostic_values() if not k.startswith("_"))]

@@ -1,44 +1,130 @@
 """Backend selection, the facade's only global state (as in the Ivy papers).
 
-The backend names the framework `ivy.compile` targets by default. Eager facade calls
-run on NumPy (through the NumPy lowering) whatever the backend; eager execution on the
-other frameworks' own arrays is not built yet.
+Three ways to pick the framework a call runs on, as the 2021 paper has them:
+- globally: `set_backend('torch')` (alias `set_framework`) rebinds every function of
+  the `ivy` module to the torch namespace's own function, and `ivy.float32` to
+  `torch.float32`; `unset_backend()` restores what was bound before. A call then costs
+  the native call plus one frame;
+- per call: `ivy.clip(x, 0, 1, f='torch')` (or `f=ivy.torch`, `backend=`);
+- by inference: with nothing set, the backend-agnostic function reads the arguments'
+  type names (no framework is imported to do so) and calls that backend's function;
+  tracers of `ivy_ir` select the tracing functions.
+
+`ivy.numpy`, `ivy.torch`, `ivy.jax`, `ivy.tensorflow` are the namespaces themselves;
+each builds its functions (and imports its framework) on first use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from lowerings import TARGETS
+from .namespace import BackendNamespace, tracing_functions
+
+NAMES = ("numpy", "jax", "torch", "tensorflow")
+NAMESPACES: dict[str, BackendNamespace] = {n: BackendNamespace(n) for n in NAMES}
+_ROOTS = {"numpy": "numpy", "torch": "torch", "jax": "jax", "jaxlib": "jax",
+          "tensorflow": "tensorflow", "keras": "tensorflow", "ivy_ir": "ivy_ir"}
 
 _stack: list[str] = []
+_facade: dict[str, Any] = {}
+"""The `ivy` module's globals, and the backend-agnostic values they hold when no
+backend is set (saved by `attach`)."""
+_agnostic: dict[str, Any] = {}
+
+
+def attach(module_globals: dict[str, Any], agnostic: dict[str, Any]) -> None:
+    """Called once by `ivy/__init__.py`: the dict that global selection rebinds."""
+    global _facade
+    _facade = module_globals
+    _agnostic.update(agnostic)
 
 
 def available_backends() -> tuple[str, ...]:
-    return TARGETS
+    return NAMES
 
 
-def set_backend(name: str) -> None:
-    if name not in available_backends():
-        raise ValueError(f"unknown backend '{name}'; choose one of "
-                         f"{', '.join(available_backends())}")
+def _name(backend: str | types.ModuleType) -> str:
+    if isinstance(backend, BackendNamespace):
+        return backend.backend_name
+    if isinstance(backend, str) and backend in NAMES:
+        return backend
+    raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(NAMES)} "
+                     "(a name or a namespace such as ivy.torch)")
+
+
+def set_backend(backend: str | types.ModuleType) -> None:
+    """Run every `ivy` function on `backend`'s native arrays from now on."""
+    name = _name(backend)
+    _rebind(NAMESPACES[name].exports())
     _stack.append(name)
 
 
 def unset_backend() -> None:
+    """Go back to the backend set before (or to inference when none was)."""
     if _stack:
         _stack.pop()
+    _rebind(NAMESPACES[_stack[-1]].exports() if _stack else _agnostic)
 
 
 def current_backend() -> str:
+    """The backend set globally, else 'numpy' (what calls on Python values run on)."""
     return _stack[-1] if _stack else "numpy"
 
 
+def get_backend(*args: Any, f: Any = None) -> BackendNamespace:
+    """The namespace a call on `args` runs on: `f`, else the one set, else inferred."""
+    if f is not None:
+        return NAMESPACES[_name(f)]
+    if _stack:
+        return NAMESPACES[_stack[-1]]
+    return NAMESPACES.get(infer(args) or "numpy", NAMESPACES["numpy"])
+
+
+def _rebind(values: dict[str, Any]) -> None:
+    for key in _agnostic:
+        _facade[key] = values.get(key, _agnostic[key])
+
+
 @contextmanager
-def with_backend(name: str) -> Iterator[None]:
-    set_backend(name)
+def with_backend(backend: str | types.ModuleType) -> Iterator[None]:
+    set_backend(backend)
     try:
         yield
     finally:
         unset_backend()
+
+
+BackendNamespace.selector = staticmethod(with_backend)
+
+
+def infer(values: Any) -> str | None:
+    """The framework of the arrays among `values` by type name (None: none found);
+    TypeError when two frameworks meet. Tracers win over NumPy arrays and scalars,
+    which they take as constants."""
+    found: str | None = None
+    for v in values:
+        root = _ROOTS.get(type(v).__module__.partition(".")[0])
+        if root is None and isinstance(v, (list, tuple)) and v:
+            root = infer(v)
+        if root is None or root == found:
+            continue
+        if found is None or found == "numpy":
+            found = root
+        elif root != "numpy":
+            raise TypeError(f"arrays of two frameworks in one call ({found} and {root}); "
+                            "convert one of them first (ivy.asarray, ivy.to_native)")
+    return found
+
+
+def pick(f: Any, values: tuple[Any, ...]) -> dict[str, Callable[..., Any]]:
+    """The functions a backend-agnostic call runs: `f`'s, or those of the arrays'
+    framework (the tracing functions for tracers), or NumPy's."""
+    if f is not None:
+        return NAMESPACES[_name(f)].functions
+    root = infer(values)
+    if root == "ivy_ir":
+        return tracing_functions()
+    return NAMESPACES[root or "numpy"].functions

@@ -1,0 +1,85 @@
+"""Registry ops a backend has no direct call for, compiled through the IR once per
+argument signature (as `jax.jit` does), then called natively.
+
+A backend function lands here when its target's rule depends on types or values
+(`pad`, `solve`), or when the op is a composite the target decomposes
+(`scaled_dot_product_attention`). The first call with a new signature (operand shapes
+and dtypes, non-array arguments) traces the one op and lowers it with the target's
+rules; later calls with that signature reuse the compiled function, whose inputs and
+outputs are the framework's own arrays (autograd flows through it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ivy_ir import api
+from ivy_ir.dialect.types import numpy_dtype
+
+from .catalogue import CATALOGUE
+from .dtypes import dtype_name
+from .tracing import record
+
+
+def _frozen(v: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        return tuple(_frozen(i) for i in v)
+    return v
+
+
+def _is_array(v: Any) -> bool:
+    return hasattr(v, "shape") and hasattr(v, "dtype") and not isinstance(v, type)
+
+
+class OneOpCache:
+    """Compiled one-op programs of one backend, keyed by call signature."""
+
+    def __init__(self, backend: str):
+        self.backend = backend
+        self.compiled: dict[Any, Any] = {}
+
+    def call(self, name: str, bound: dict[str, Any]) -> Any:
+        fn = CATALOGUE[name]
+        arrays: list[Any] = []
+        key: list[Any] = [name]
+        for p, v in bound.items():
+            if p in fn.operands and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
+                arrays.extend(v)
+                key.append((p, len(v), tuple(_spec(i) for i in v)))
+            elif p in fn.operands and _is_array(v):
+                arrays.append(v)
+                key.append((p, _spec(v)))
+            else:
+                key.append((p, _frozen(v)))
+        sig = tuple(key)
+        compiled = self.compiled.get(sig)
+        if compiled is None:
+            compiled = self.compiled[sig] = self._compile(name, bound, arrays)
+        return compiled(*arrays)
+
+    def _compile(self, name: str, bound: dict[str, Any], arrays: list[Any]) -> Any:
+        fn = CATALOGUE[name]
+        examples = [np.zeros(tuple(a.shape), _numpy_dtype(a)) for a in arrays]
+
+        def program(*xs: Any) -> Any:
+            it = iter(xs)
+            call = {}
+            for p, v in bound.items():
+                if p in fn.operands and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
+                    call[p] = [next(it) for _ in v]
+                elif p in fn.operands and _is_array(v):
+                    call[p] = next(it)
+                else:
+                    call[p] = v
+            return record(fn, call)
+        return api.compile(program, target=self.backend, args=tuple(examples), source="ivy")
+
+
+def _spec(a: Any) -> tuple[Any, ...]:
+    return tuple(a.shape), dtype_name(a.dtype)
+
+
+def _numpy_dtype(a: Any) -> Any:
+    return numpy_dtype(dtype_name(a.dtype))

@@ -1,0 +1,174 @@
+"""`ivy.numpy`, `ivy.torch`, `ivy.jax`, `ivy.tensorflow`: a backend's whole namespace.
+
+Each is a module object that builds on first use (importing its framework then, not
+before): the functions `native.py` generates, the `linalg` and `fft` extensions as
+sub-namespaces, the framework's own dtype objects under the standard's names, the
+standard's dtype functions and constants, the 2021 API's aliases, and `use`, the
+context manager that sets it globally for a block.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Callable
+from typing import Any
+
+from . import native
+from .catalogue import CATALOGUE
+from .dtypes import (
+    DEFAULTS,
+    can_cast_names,
+    dtype_name,
+    finfo_of,
+    iinfo_of,
+    isdtype_name,
+    result_type_names,
+)
+from .tracing import FUNCTIONS as TRACING
+from .tracing import is_traced, record
+
+ALIASES = {"reduce_mean": "mean", "reduce_sum": "sum", "reduce_min": "min",
+           "reduce_max": "max", "reduce_prod": "prod", "cast": "astype", "array": "asarray",
+           "svd": "linalg.svd", "cholesky": "linalg.cholesky", "inv": "linalg.inv",
+           "det": "linalg.det", "solve": "linalg.solve", "qr": "linalg.qr",
+           "eigh": "linalg.eigh", "matrix_norm": "linalg.matrix_norm",
+           "vector_norm": "linalg.vector_norm"}
+"""Names of the Ivy papers (and registry op names) that the standard spells otherwise."""
+
+CONSTANTS = {"e": math.e, "pi": math.pi, "inf": math.inf, "nan": math.nan, "newaxis": None}
+VERSION = "2024.12"
+
+
+def tracing_functions() -> dict[str, Callable[..., Any]]:
+    return TRACING
+
+
+def _retry(name: str, exc: Exception, bound: dict[str, Any]) -> Any:
+    if is_traced(bound.values()):
+        return record(CATALOGUE[name], bound)
+    raise exc
+
+
+class BackendNamespace(types.ModuleType):
+    """One backend's functional API, built on first attribute access."""
+
+    def __init__(self, name: str):
+        super().__init__(f"ivy.{name}", f"The ivy functional API on {name}'s own arrays.")
+        self.backend_name = name
+        self._built: dict[str, Any] | None = None
+
+    selector: Callable[[BackendNamespace], Any]
+    """`backend.with_backend`, set by that module (which imports this one)."""
+
+    @property
+    def use(self) -> Any:
+        """`with ivy.torch.use:` sets this backend globally for the block."""
+        return self.selector(self)
+
+    @property
+    def functions(self) -> dict[str, Callable[..., Any]]:
+        """Facade name (dotted for extensions) -> function; what inference dispatches to."""
+        return self._build()["__functions__"]
+
+    def exports(self) -> dict[str, Any]:
+        """Name -> value, as `set_backend` binds them into `ivy`."""
+        return self._build()
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__") and attr not in ("__array_namespace_info__",
+                                                  "__array_api_version__"):
+            raise AttributeError(attr)
+        try:
+            return self._build()[attr]
+        except KeyError:
+            raise AttributeError(f"ivy.{self.backend_name} has no attribute '{attr}'") from None
+
+    def __dir__(self) -> list[str]:
+        return sorted(self._build())
+
+    def _build(self) -> dict[str, Any]:
+        if self._built is None:
+            gen = native.build(self.backend_name, _retry)
+            self._built = _exports(self.backend_name, gen)
+            self._built.update(source=gen.source, origin=gen.origin)
+        return self._built
+
+
+def _exports(name: str, gen: Any) -> dict[str, Any]:
+    funcs: dict[str, Any] = dict(gen.functions)
+    dtypes = gen.env["_DTYPES"]
+    natives = {n: dtypes[n] for n in dtypes if isinstance(n, str)}
+    out: dict[str, Any] = {k: v for k, v in funcs.items() if "." not in k}
+    for ext in ("linalg", "fft"):
+        sub = types.ModuleType(f"ivy.{name}.{ext}")
+        sub.__dict__.update({k.partition(".")[2]: v for k, v in funcs.items()
+                             if k.startswith(ext + ".")})
+        out[ext] = sub
+    out.update({alias: funcs[target] for alias, target in ALIASES.items()})
+    out.update(natives)
+    out.update(CONSTANTS)
+    out.update(_dtype_functions(natives))
+    out["__array_api_version__"] = VERSION
+    out["__array_namespace_info__"] = lambda: _Info(natives)
+    out["__functions__"] = {**funcs, **{a: funcs[t] for a, t in ALIASES.items()}}
+    return out
+
+
+def _name_of(x: Any) -> str:
+    name = dtype_name(x)
+    if name is None:
+        name = dtype_name(getattr(x, "dtype", None))
+    if name is None:
+        raise TypeError(f"expected a dtype or an array, got {type(x).__name__}")
+    return name
+
+
+def _dtype_functions(natives: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+    def finfo(type: Any, /) -> Any:  # noqa: A002 (the standard's parameter name)
+        name = _name_of(type)
+        real = {"complex64": "float32", "complex128": "float64"}.get(name, name)
+        return finfo_of(name, natives.get(real, real))
+
+    def iinfo(type: Any, /) -> Any:  # noqa: A002
+        name = _name_of(type)
+        return iinfo_of(name, natives[name])
+
+    def result_type(*arrays_and_dtypes: Any) -> Any:
+        names = [_name_of(a) for a in arrays_and_dtypes
+                 if not isinstance(a, (bool, int, float, complex))]
+        if not names:
+            raise TypeError("result_type needs at least one array or dtype")
+        return natives[result_type_names(*names)]
+
+    def can_cast(from_: Any, to: Any, /) -> bool:
+        return can_cast_names(_name_of(from_), _name_of(to))
+
+    def isdtype(dtype: Any, kind: Any) -> bool:
+        return isdtype_name(_name_of(dtype), kind)
+
+    return {"finfo": finfo, "iinfo": iinfo, "result_type": result_type,
+            "can_cast": can_cast, "isdtype": isdtype}
+
+
+class _Info:
+    """`__array_namespace_info__()`: what this backend offers (CPU only here)."""
+
+    def __init__(self, natives: dict[str, Any]):
+        self._natives = natives
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self) -> str:
+        return "cpu"
+
+    def devices(self) -> list[str]:
+        return ["cpu"]
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
+        return {k: self._natives[v] for k, v in DEFAULTS.items()}
+
+    def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, Any]:
+        return {n: d for n, d in self._natives.items()
+                if n not in ("bfloat16", "float16") and (kind is None or isdtype_name(n, kind))}

@@ -1,0 +1,161 @@
+"""Each backend's functions, generated once from that target's lowering rules.
+
+For every facade function (`catalogue.CATALOGUE`) a backend gets one small Python
+function with the standard's signature whose body is a single native call, so calling
+it costs the framework's call plus one frame. The body comes from, in order:
+
+1. the backend's spelling of the function (`spellings.py`), where the standard asks for
+   more than the IR op (a `dtype=` default, an `include_initial`) or has no op at all;
+2. the target's lowering rule for the registry op, rendered with the function's
+   parameter names in place of operands and attributes (`np.sum(x, axis=axis, ...)`),
+   when it is a plain template that uses every parameter;
+3. the same-named function of the backend's array namespace, for namespaces that follow
+   the standard themselves (NumPy 2, `jax.numpy`);
+4. the op compiled through the IR for each new argument signature (like `jax.jit`), for
+   registry ops the above do not cover (rules that depend on types, composites).
+
+Every body sits in a `try` (free unless it raises): on failure, a call that carries
+`ivy_ir` tracers goes to the tracing function instead, so code traced while a backend
+is set records ops; any other failure is the framework's own error.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import types
+from collections.abc import Callable
+from typing import Any
+
+import lowerings
+from ivy_ir.core.rules import Rule
+
+from .catalogue import CATALOGUE, IGNORED_EXTRAS, FacadeFn
+from .compiled_ops import OneOpCache
+from .spellings import BACKENDS, Backend
+
+_FORMATTER = string.Formatter()
+
+
+def render_rule(fn: FacadeFn, rule: Rule | None, ns: str) -> str | None:
+    """`rule` with `fn`'s parameter names as its fields, or None when it does not fit
+    (a callable rule, a field no parameter gives, a parameter the rule would drop)."""
+    if fn.spec is None or not isinstance(rule, str):
+        return None
+    registry = {a.name: a for a in fn.spec.attrs}
+    for attr, param in fn.attrs:
+        if fn.signature.parameters[param].default is None and registry[attr].default is not None:
+            return None  # the rule assumes a value where the standard lets it be inferred
+    fields: dict[str, str] = {"ns": ns}
+    fields.update(zip((a.name for a in fn.spec.operands), fn.operands))
+    kinds = {a.name: a.kind for a in fn.spec.attrs}
+    for attr, param in fn.attrs:
+        fields[attr] = f"_dt({param})" if kinds[attr] == "dtype" else param
+    names = {p.name for p in fn.params}
+    if "dtype" in names:
+        fields["out_dtype"] = "_dt(dtype)"
+    if "shape" in names:
+        fields["out_shape"] = "shape"
+    used = {f for _, f, _, _ in _FORMATTER.parse(rule) if f}
+    if not used <= set(fields):
+        return None
+    text = rule.format(**fields)
+    needed = {p.name for p in fn.params} - IGNORED_EXTRAS
+    return text if all(_mentions(text, n) for n in needed) else None
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"\b{name}\b", text) is not None
+
+
+def _call_args(fn: FacadeFn) -> str:
+    """How the body passes the parameters on: positional-only ones by position."""
+    out = []
+    for p in fn.params:
+        if p.kind is p.VAR_POSITIONAL:
+            out.append(f"*{p.name}")
+        elif p.kind is p.POSITIONAL_ONLY:
+            out.append(p.name)
+        else:
+            out.append(f"{p.name}={p.name}")
+    return ", ".join(out)
+
+
+def _py_name(name: str) -> str:
+    """The generated function's name: never one of the helper kernels the rules call."""
+    return "_ivy_" + name.replace(".", "_")
+
+
+def function_source(fn: FacadeFn, body: str) -> str:
+    return (f"def {_py_name(fn.name)}{_signature_text(fn)}:\n"
+            f"    try:\n        return {body}\n"
+            f"    except Exception as exc:\n"
+            f"        return _retry({fn.name!r}, exc, {_packed(fn)})\n")
+
+
+def _packed(fn: FacadeFn) -> str:
+    parts = [f"{p.name!r}: {p.name}" for p in fn.params]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _signature_text(fn: FacadeFn) -> str:
+    return str(fn.signature.replace(return_annotation=fn.signature.empty))
+
+
+def body_of(fn: FacadeFn, backend: Backend, target: Any, namespace: Any) -> tuple[str, str]:
+    """The body of `fn` on `backend` and where it came from."""
+    spelled = backend.spellings.get(fn.name)
+    if spelled is not None:
+        return spelled, "spelling"
+    rendered = render_rule(fn, target.rules.get(fn.spec.name) if fn.spec else None,
+                           target.namespace or backend.ns)
+    if rendered is not None and fn.name not in backend.skip_rules:
+        return rendered, "rule"
+    if backend.passthrough and _resolves(namespace, fn.name):
+        return f"{backend.ns}.{fn.name}({_call_args(fn)})", "namespace"
+    if fn.spec is not None:
+        return f"_via_ir({fn.name!r}, {_packed(fn)})", "ir"
+    return f"_missing({fn.name!r})", "missing"
+
+
+def _resolves(namespace: Any, dotted: str) -> bool:
+    obj = namespace
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return callable(obj)
+
+
+def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
+    """The functions of backend `name` (imports that framework) keyed by facade name,
+    plus `SOURCE` (the generated code) and `ORIGIN` (where each body came from)."""
+    backend = BACKENDS[name]
+    target = lowerings.get_target(name)
+    env: dict[str, Any] = {}
+    exec(target.imports + backend.imports, env)  # noqa: S102 (our own import lines)
+    env.update(target.helpers)
+    env.update(backend.helpers(env))
+    native_ns = env[backend.ns.split(".")[0]]
+    for part in backend.ns.split(".")[1:]:
+        native_ns = getattr(native_ns, part)
+    cache = OneOpCache(name)
+    env.update(_retry=retry, _via_ir=cache.call, _missing=_missing(name))
+    origin, chunks = {}, []
+    for fn in CATALOGUE.values():
+        body, origin[fn.name] = body_of(fn, backend, target, native_ns)
+        chunks.append(function_source(fn, body))
+    source = "\n".join(chunks)
+    exec(compile(source, f"<ivy {name} backend>", "exec"), env)  # noqa: S102
+    funcs = {fn.name: env[_py_name(fn.name)] for fn in CATALOGUE.values()}
+    for fn_name, f in funcs.items():
+        f.__name__ = f.__qualname__ = fn_name.rpartition(".")[2]
+        f.__module__ = f"ivy.{name}"
+    return types.SimpleNamespace(functions=funcs, source=source, origin=origin,
+                                 env=env, backend=backend)
+
+
+def _missing(backend: str) -> Callable[[str], Any]:
+    def missing(name: str) -> Any:
+        raise NotImplementedError(f"ivy.{name} is not available on the {backend} backend yet")
+    return missing

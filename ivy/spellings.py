@@ -1,0 +1,99 @@
+"""What a backend is to the facade: its framework's imports, array namespace, native
+dtypes, and its spellings of the standard functions its lowering rules do not give.
+
+A spelling is one Python expression over the function's parameter names. Spellings
+exist only where the standard asks for something the IR op does not carry (a `dtype=`
+default, `include_initial`), where a framework names a standard function differently,
+or for functions with no op in the registry (creation from objects, data-dependent
+shapes, fft); everything else comes from the target's lowering rules (`native.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ivy_ir.dialect.types import numpy_dtype
+
+from .dtypes import NAMES, dtype_name
+from .spellings_tensorflow import TENSORFLOW_SKIP_RULES, TENSORFLOW_SPELLINGS
+from .spellings_torch import TORCH_SKIP_RULES, TORCH_SPELLINGS
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    imports: str
+    ns: str
+    """The array namespace rules call `{ns}` and spellings call by name."""
+    roots: tuple[str, ...]
+    """Top-level module names of this framework's array types (type inference)."""
+    native_dtype: Callable[[dict[str, Any], str], Any]
+    """The framework's dtype object of a name (None where it has none)."""
+    passthrough: bool = False
+    """Whether the namespace implements the standard, so a function without a rule may
+    be its same-named function."""
+    spellings: dict[str, str] = field(default_factory=dict)
+    skip_rules: frozenset[str] = frozenset()
+    """Functions whose lowering rule gives the IR's stricter semantics (one dtype,
+    canonical axes) rather than the standard's: the namespace's own function instead."""
+
+    def dtypes(self, env: dict[str, Any]) -> dict[str, Any]:
+        out = {}
+        for n in NAMES:
+            native = self.native_dtype(env, n)
+            if native is not None:
+                out[n] = native
+        return out
+
+    def helpers(self, env: dict[str, Any]) -> dict[str, Any]:
+        """`_dt`: any spelling of a dtype (or None) to this framework's dtype object."""
+        table: dict[Any, Any] = {None: None}
+        for n, native in self.dtypes(env).items():
+            table[n] = table[native] = native
+
+        def _dt(d: Any) -> Any:
+            try:
+                return table[d]
+            except (KeyError, TypeError):
+                name = dtype_name(d)
+                if name in table:
+                    return table[name]
+                raise TypeError(f"the {self.name} backend has no dtype {d!r}") from None
+        return {"_dt": _dt, "_DTYPES": table}
+
+
+def _numpy_like(env: dict[str, Any], name: str) -> Any:
+    try:
+        return numpy_dtype(name)  # bfloat16 through ml_dtypes, where it is installed
+    except ImportError:
+        return None
+
+
+def _torch(env: dict[str, Any], name: str) -> Any:
+    return getattr(env["torch"], name, None)
+
+
+def _tensorflow(env: dict[str, Any], name: str) -> Any:
+    return env["tf"].as_dtype(name)
+
+
+NUMPY_SPELLINGS = {
+    # NumPy's diff takes no None for prepend/append (its default is a sentinel)
+    "diff": ("np.diff(x, n, axis, **{k: v for k, v in (('prepend', prepend), "
+             "('append', append)) if v is not None})"),
+    "fft.fftfreq": "np.fft.fftfreq(n, d=d).astype(_dt(dtype) or np.float64, copy=False)",
+    "fft.rfftfreq": "np.fft.rfftfreq(n, d=d).astype(_dt(dtype) or np.float64, copy=False)",
+}
+
+BACKENDS: dict[str, Backend] = {
+    "numpy": Backend("numpy", "", "np", ("numpy",), _numpy_like,
+                     passthrough=True, spellings=NUMPY_SPELLINGS),
+    "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True),
+    "torch": Backend("torch", "", "torch", ("torch",), _torch, spellings=TORCH_SPELLINGS,
+                     skip_rules=TORCH_SKIP_RULES),
+    "tensorflow": Backend("tensorflow", "import tensorflow.experimental.numpy as tnp\n",
+                          "tnp", ("tensorflow",), _tensorflow,
+                          spellings=TENSORFLOW_SPELLINGS, skip_rules=TENSORFLOW_SKIP_RULES),
+}

@@ -1,0 +1,81 @@
+"""The facade functions on `ivy_ir` tracers: each call records its registry op.
+
+This is the backend that `ivy_ir.trace`/`ivy_ir.compile` see: a call whose arguments
+carry tracers comes here (from the backend-agnostic functions, or from a backend's
+function that failed on a tracer), binds the standard signature, and records the op
+through the core tracer, which promotes dtypes and infers types. Standard parameters
+the op lacks are applied here (`dtype=` of a reduction casts first) or ignored when
+they never change values (`device`, `copy`, `stable`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ivy_ir.core.graph import Graph
+from ivy_ir.core.tracer import Tracer, bind, find_graph, group_dtype, record_bound
+
+from .catalogue import CATALOGUE, IGNORED_EXTRAS, FacadeFn
+from .catalogue import bind as bind_call
+
+DATA_DEPENDENT = frozenset({"nonzero", "unique_all", "unique_counts", "unique_inverse",
+                            "unique_values"})
+"""Functions whose result shape depends on the data: eager only."""
+
+
+def is_traced(values: Any) -> bool:
+    """Whether a call's arguments carry a tracer (looking one level into lists)."""
+    for v in values:
+        if isinstance(v, Tracer):
+            return True
+        if isinstance(v, (list, tuple)) and any(isinstance(i, Tracer) for i in v):
+            return True
+    return False
+
+
+def record(fn: FacadeFn, bound: dict[str, Any], graph: Graph | None = None) -> Any:
+    """Record `fn` called with `bound` (parameter name -> value) into the tracers' graph
+    (or `graph`, for a call without array operands)."""
+    if fn.name in DATA_DEPENDENT:
+        raise TypeError(f"ivy.{fn.name}: the shape of its result depends on the data, so "
+                        "it runs eagerly only and cannot be traced or compiled")
+    if fn.spec is None:
+        raise TypeError(f"ivy.{fn.name} has no op in the ivy dialect yet, so it cannot be "
+                        "traced or compiled; it runs eagerly on every backend")
+    spec = fn.spec
+    operands = [list(bound[p]) if a.variadic else bound[p]
+                for a, p in zip(spec.operands, fn.operands)]
+    for extra in fn.extras:
+        value = bound[extra]
+        if extra == "dtype" and value is not None:
+            operands[0] = _record(CATALOGUE["astype"], {"x": operands[0], "dtype": value})
+        elif extra not in IGNORED_EXTRAS and value != fn.signature.parameters[extra].default:
+            raise TypeError(f"ivy.{fn.name}: tracing does not support {extra}={value!r} yet")
+    defaults = {a.name: a for a in spec.attrs}
+    attrs = {attr: bound[param] for attr, param in fn.attrs
+             if not (bound[param] is None and not defaults[attr].optional)}
+    if "dtype" in attrs:
+        attrs["dtype"] = str(attrs["dtype"]) if isinstance(attrs["dtype"], str) else attrs["dtype"]
+    operands, attrs = bind(spec, tuple(operands), attrs)
+    graph = find_graph(operands) or graph
+    if graph is None:
+        raise TypeError(f"ivy.{fn.name}: no traced argument")  # only reached by misuse
+    return record_bound(spec, graph, operands, attrs, group_dtype(spec, operands))
+
+
+def _record(fn: FacadeFn, bound: dict[str, Any]) -> Any:
+    full = bind_call(fn, (), bound)
+    return record(fn, full)
+
+
+def function(fn: FacadeFn) -> Callable[..., Any]:
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        return record(fn, bind_call(fn, args, kwargs))
+    traced.__name__ = traced.__qualname__ = fn.name.rpartition(".")[2]
+    traced.__signature__ = fn.signature  # type: ignore[attr-defined]
+    return traced
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {name: function(fn)
+                                            for name, fn in CATALOGUE.items()}
