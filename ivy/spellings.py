@@ -17,8 +17,12 @@ from typing import Any
 from ivy_ir.dialect.types import numpy_dtype
 
 from .dtypes import NAMES, dtype_name
-from .spellings_tensorflow import TENSORFLOW_SKIP_RULES, TENSORFLOW_SPELLINGS
-from .spellings_torch import TORCH_SKIP_RULES, TORCH_SPELLINGS
+from .spellings_tensorflow import (
+    TENSORFLOW_KERNELS,
+    TENSORFLOW_SKIP_RULES,
+    TENSORFLOW_SPELLINGS,
+)
+from .spellings_torch import TORCH_KERNELS, TORCH_SKIP_RULES, TORCH_SPELLINGS
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,8 @@ class Backend:
     """Whether the namespace implements the standard, so a function without a rule may
     be its same-named function."""
     spellings: dict[str, str] = field(default_factory=dict)
+    kernels: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    """Functions spellings call by name (for the few that take more than one call)."""
     skip_rules: frozenset[str] = frozenset()
     """Functions whose lowering rule gives the IR's stricter semantics (one dtype,
     canonical axes) rather than the standard's: the namespace's own function instead."""
@@ -61,7 +67,7 @@ class Backend:
                 if name in table:
                     return table[name]
                 raise TypeError(f"the {self.name} backend has no dtype {d!r}") from None
-        return {"_dt": _dt, "_DTYPES": table}
+        return {"_dt": _dt, "_DTYPES": table, **self.kernels}
 
 
 def _numpy_like(env: dict[str, Any], name: str) -> Any:
@@ -92,8 +98,9 @@ BACKENDS: dict[str, Backend] = {
                      passthrough=True, spellings=NUMPY_SPELLINGS),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True),
     "torch": Backend("torch", "", "torch", ("torch",), _torch, spellings=TORCH_SPELLINGS,
-                     skip_rules=TORCH_SKIP_RULES),
+                     kernels=TORCH_KERNELS, skip_rules=TORCH_SKIP_RULES),
     "tensorflow": Backend("tensorflow", "import tensorflow.experimental.numpy as tnp\n",
                           "tnp", ("tensorflow",), _tensorflow,
-                          spellings=TENSORFLOW_SPELLINGS, skip_rules=TENSORFLOW_SKIP_RULES),
+                          spellings=TENSORFLOW_SPELLINGS, kernels=TENSORFLOW_KERNELS,
+                          skip_rules=TENSORFLOW_SKIP_RULES),
 }

@@ -4,8 +4,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 TENSORFLOW_SPELLINGS: dict[str, str] = {
     "asarray": "tnp.asarray(obj, dtype=_dt(dtype))",
 }
 
 TENSORFLOW_SKIP_RULES: frozenset[str] = frozenset()
+
+TENSORFLOW_KERNELS: dict[str, Callable[..., Any]] = {}

@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 TORCH_SPELLINGS: dict[str, str] = {
     "asarray": "torch.asarray(obj, dtype=_dt(dtype), copy=copy)",
 }
 
 TORCH_SKIP_RULES: frozenset[str] = frozenset()
+
+TORCH_KERNELS: dict[str, Callable[..., Any]] = {}
