@@ -39,6 +39,7 @@ def _build() -> dict[str, Callable[..., Any]]:
         f = env[_py_name(name)]
         f.__name__ = f.__qualname__ = name.rpartition(".")[2]
         f.__module__ = "ivy"
+        f.__doc__ = CATALOGUE[name].doc
         out[name] = f
     return out
 

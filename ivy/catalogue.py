@@ -58,6 +58,14 @@ class FacadeFn:
     extras: tuple[str, ...] = ()
 
     @property
+    def doc(self) -> str:
+        where = (f"ivy_ir/dialect/ops.spec line {self.spec.line} (op ivy.{self.spec.name}), "
+                 "which is the reference for its semantics" if self.spec else
+                 "no op of the ivy dialect (eager only unless composed of ops)")
+        std = "the Array API standard's" if self.name in SIGNATURES else "the registry's"
+        return f"ivy.{self.name}{self.signature}: {std} signature; declared in {where}."
+
+    @property
     def params(self) -> list[inspect.Parameter]:
         return list(self.signature.parameters.values())
 
@@ -122,6 +130,12 @@ def _standard(name: str) -> FacadeFn:
     rest = [p.name for p in params if p.name not in operands]
     attr_names = {a.name for a in spec.attrs}
     attrs = tuple((renames.get(p, p), p) for p in rest if renames.get(p, p) in attr_names)
+    # an attribute may be named even where the standard makes it positional-only
+    # (`astype(x, dtype=...)`, as the IR's spelling has it); only arrays stay positional
+    named = {p for _, p in attrs}
+    sig = sig.replace(parameters=[
+        q.replace(kind=q.POSITIONAL_OR_KEYWORD) if q.name in named and
+        q.kind is q.POSITIONAL_ONLY else q for q in params])
     extras = tuple(p for p in rest if renames.get(p, p) not in attr_names)
     return FacadeFn(name, sig, spec, operands, attrs, extras)
 

@@ -151,6 +151,7 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
     for fn_name, f in funcs.items():
         f.__name__ = f.__qualname__ = fn_name.rpartition(".")[2]
         f.__module__ = f"ivy.{name}"
+        f.__doc__ = CATALOGUE[fn_name].doc
     return types.SimpleNamespace(functions=funcs, source=source, origin=origin,
                                  env=env, backend=backend)
 

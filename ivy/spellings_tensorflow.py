@@ -1,16 +1,136 @@
-"""TensorFlow's spellings of the standard functions its lowering rules do not give (see
-`spellings.py`): expressions over the function's parameter names; `tnp` is
-`tensorflow.experimental.numpy`."""
+"""TensorFlow's spellings of the standard functions (see `spellings.py`): expressions
+over the function's parameter names; `tnp` is `tensorflow.experimental.numpy`.
+
+Nearly every standard function is spelled here rather than taken from the TF lowering
+rules: a rule computes an IR op whose operands already share one dtype and whose
+shapes are known, while the standard's functions take mixed dtypes and Python scalars
+(promoted by the standard's lattice, which TF does not do), axes as ints, tuples or
+None, and default to float64/int64 where TF defaults to float32/int32. The logic that
+takes more than one TF call is in `spellings_tensorflow_kernels.py`; one-call
+functions convert their argument with `_arr` (a tensor passes as is; a list or NumPy
+array becomes one with the namespace's default dtypes).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from .spellings_tensorflow_kernels import KERNELS
+
+_FLOAT_UNARY = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
+                "expm1", "log", "log1p", "reciprocal", "sin", "sinh", "sqrt", "square",
+                "tan", "tanh")
+"""Element-wise functions TF has under the same name in `tf.math`, for every dtype the
+standard gives them (floating point; `square` also integers)."""
+
+_KERNEL_CALLS = {
+    # element-wise, two arrays: promoted first
+    **{n: f"_{n}(x1, x2)" for n in (
+        "add", "atan2", "bitwise_and", "bitwise_left_shift", "bitwise_or",
+        "bitwise_right_shift", "bitwise_xor", "copysign", "divide", "equal", "floor_divide",
+        "greater", "greater_equal", "hypot", "less", "less_equal", "logaddexp",
+        "logical_and", "logical_or", "logical_xor", "maximum", "minimum", "multiply",
+        "nextafter", "not_equal", "pow", "remainder", "subtract")},
+    # element-wise, one array: dtypes TF has no kernel for, or no TF function at all
+    **{n: f"_{n}(x)" for n in (
+        "abs", "bitwise_invert", "ceil", "floor", "imag", "isfinite", "isinf", "isnan",
+        "log2", "log10", "logical_not", "negative", "positive", "real", "round", "sign",
+        "signbit", "trunc")},
+    # reductions: axis None, an int, a tuple or (); keepdims
+    **{n: f"_{n}(x, axis, keepdims)" for n in (
+        "all", "any", "argmax", "argmin", "count_nonzero", "max", "mean", "min")},
+    **{n: f"_{n}(x, axis, _dt(dtype), keepdims)" for n in ("sum", "prod")},
+    **{n: f"_{n}(x, axis, correction, keepdims)" for n in ("std", "var")},
+    **{n: f"_{n}(x, axis, _dt(dtype), include_initial)" for n in (
+        "cumulative_sum", "cumulative_prod")},
+    **{n: f"_{n}(x)" for n in ("unique_all", "unique_counts", "unique_inverse",
+                               "unique_values", "nonzero", "matrix_transpose")},
+    **{f"fft.{n}": f"_{n}(x, n, axis, norm)" for n in (
+        "fft", "ifft", "rfft", "irfft", "hfft", "ihfft")},
+    **{f"fft.{n}": f"_{n}(x, s, axes, norm)" for n in ("fftn", "ifftn", "rfftn", "irfftn")},
+    **{f"fft.{n}": f"_{n}(n, d, _dt(dtype))" for n in ("fftfreq", "rfftfreq")},
+    **{f"fft.{n}": f"_{n}(x, axes)" for n in ("fftshift", "ifftshift")},
+}
+
 TENSORFLOW_SPELLINGS: dict[str, str] = {
-    "asarray": "tnp.asarray(obj, dtype=_dt(dtype))",
+    **{n: f"tf.math.{n}(_arr(x))" for n in _FLOAT_UNARY},
+    **_KERNEL_CALLS,
+    # creation: the namespace's default dtypes (float64, int64), not TF's
+    "arange": "_arange(start, stop, step, _dt(dtype))",
+    "asarray": "_asarray(obj, _dt(dtype), copy)",
+    "empty": "tf.zeros(_shape(shape), _dt(dtype) or tf.float64)",
+    "empty_like": "tf.zeros_like(_arr(x), dtype=_dt(dtype))",
+    "eye": "_eye(n_rows, n_cols, k, _dt(dtype))",
+    "from_dlpack": "_from_dlpack(x)",
+    "full": "_full(shape, fill_value, _dt(dtype))",
+    "full_like": "_full_like(x, fill_value, _dt(dtype))",
+    "linspace": "_linspace(start, stop, num, _dt(dtype), endpoint)",
+    "meshgrid": "_meshgrid(arrays, indexing)",
+    "ones": "tf.ones(_shape(shape), _dt(dtype) or tf.float64)",
+    "ones_like": "tf.ones_like(_arr(x), dtype=_dt(dtype))",
+    "tril": "_tri(x, k, True)",
+    "triu": "_tri(x, k, False)",
+    "zeros": "tf.zeros(_shape(shape), _dt(dtype) or tf.float64)",
+    "zeros_like": "tf.zeros_like(_arr(x), dtype=_dt(dtype))",
+    "astype": "tf.cast(_arr(x), _dt(dtype))",
+    # element-wise with extra parameters
+    "clip": "_clip(x, min, max)",
+    "conj": "tf.math.conj(_arr(x))",
+    # indexing
+    "take": "_take(x, indices, axis)",
+    "take_along_axis": "_take_along_axis(x, indices, axis)",
+    # linear algebra in the main namespace
+    "matmul": "_matmul(x1, x2)",
+    "tensordot": "_tensordot(x1, x2, axes)",
+    "vecdot": "_vecdot(x1, x2, axis)",
+    # manipulation
+    "broadcast_arrays": "_broadcast_arrays(arrays)",
+    "broadcast_to": "tf.broadcast_to(_arr(x), shape)",
+    "concat": "_concat(arrays, axis)",
+    "expand_dims": "_expand_dims(x, axis)",
+    "flip": "_flip(x, axis)",
+    "moveaxis": "_moveaxis(x, source, destination)",
+    "permute_dims": "tf.transpose(_arr(x), axes)",
+    "repeat": "_repeat(x, repeats, axis)",
+    "reshape": "tf.reshape(_arr(x), shape)",
+    "roll": "_roll(x, shift, axis)",
+    "squeeze": "_squeeze(x, axis)",
+    "stack": "_stack(arrays, axis)",
+    "tile": "_tile(x, repetitions)",
+    "unstack": "_unstack(x, axis)",
+    # searching, sorting
+    "searchsorted": "_searchsorted(x1, x2, side, sorter)",
+    "where": "_where(condition, x1, x2)",
+    "argsort": "_argsort(x, axis, descending, stable)",
+    "sort": "_sort(x, axis, descending, stable)",
+    "diff": "_diff(x, axis, n, prepend, append)",
+    # linalg extension
+    "linalg.cholesky": "_cholesky(x, upper)",
+    "linalg.cross": "_cross(x1, x2, axis)",
+    "linalg.det": "tf.linalg.det(_arr(x))",
+    "linalg.diagonal": "_diagonal(x, offset)",
+    "linalg.eigh": "_eigh(x)",
+    "linalg.eigvalsh": "tf.linalg.eigvalsh(_arr(x))",
+    "linalg.inv": "tf.linalg.inv(_arr(x))",
+    "linalg.matmul": "_matmul(x1, x2)",
+    "linalg.matrix_norm": "_matrix_norm(x, keepdims, ord)",
+    "linalg.matrix_power": "_matrix_power(x, n)",
+    "linalg.matrix_rank": "_matrix_rank(x, rtol)",
+    "linalg.matrix_transpose": "_matrix_transpose(x)",
+    "linalg.outer": "_outer(x1, x2)",
+    "linalg.pinv": "_pinv(x, rtol)",
+    "linalg.qr": "_qr(x, mode)",
+    "linalg.slogdet": "_slogdet(x)",
+    "linalg.solve": "_solve(x1, x2)",
+    "linalg.svd": "_svd(x, full_matrices)",
+    "linalg.svdvals": "_svdvals(x)",
+    "linalg.tensordot": "_tensordot(x1, x2, axes)",
+    "linalg.trace": "_trace(x, offset, _dt(dtype))",
+    "linalg.vecdot": "_vecdot(x1, x2, axis)",
+    "linalg.vector_norm": "_vector_norm(x, axis, keepdims, ord)",
 }
 
 TENSORFLOW_SKIP_RULES: frozenset[str] = frozenset()
 
-TENSORFLOW_KERNELS: dict[str, Callable[..., Any]] = {}
+TENSORFLOW_KERNELS: dict[str, Callable[..., Any]] = KERNELS

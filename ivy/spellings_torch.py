@@ -1,15 +1,183 @@
-"""PyTorch's spellings of the standard functions its lowering rules do not give (see
-`spellings.py`): expressions over the function's parameter names."""
+"""PyTorch's spellings of the standard functions (see `spellings.py`): expressions over
+the function's parameter names, calling `torch` and the kernels of
+`spellings_torch_kernels.py` (bound here with a leading underscore).
+
+torch's own functions already follow the standard for most arguments; the spellings
+exist for where they do not (the kernels module lists how). Each elementwise function
+takes one torch call when its operands are tensors of one dtype torch computes in, and
+a kernel otherwise (Python scalars, mixed or 0-d promotion, uint16/32/64), so the
+common call pays only the dtype test.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from . import spellings_torch_kernels as K
+
+
+def _binary(name: str, call: str) -> str:
+    """`call(x1, x2)` for two tensors of one computed dtype, else the kernel that
+    promotes (and takes Python scalars) first."""
+    return (f"{call}(x1, x2) if type(x1) is type(x2) is torch.Tensor and "
+            f"_computed(x1.dtype) is x2.dtype else _binary({name!r}, {call}, x1, x2)")
+
+
+def _unary(name: str, call: str) -> str:
+    """`call(x)` where torch computes `x`'s dtype, else the NumPy fallback."""
+    return f"{call}(x) if _computed(x.dtype) else _numpy_fallback({name!r}, x)"
+
+
+BINARY = {
+    "add": "torch.add", "atan2": "torch.atan2", "bitwise_and": "torch.bitwise_and",
+    "bitwise_left_shift": "torch.bitwise_left_shift", "bitwise_or": "torch.bitwise_or",
+    "bitwise_right_shift": "torch.bitwise_right_shift", "bitwise_xor": "torch.bitwise_xor",
+    "copysign": "torch.copysign", "divide": "torch.divide", "equal": "torch.eq",
+    "floor_divide": "_floor_divide", "greater": "torch.gt", "greater_equal": "torch.ge",
+    "hypot": "torch.hypot", "less": "torch.lt", "less_equal": "torch.le",
+    "logaddexp": "torch.logaddexp", "logical_and": "torch.logical_and",
+    "logical_or": "torch.logical_or", "logical_xor": "torch.logical_xor",
+    "maximum": "torch.maximum", "minimum": "torch.minimum", "multiply": "torch.multiply",
+    "nextafter": "torch.nextafter", "not_equal": "torch.ne", "pow": "torch.pow",
+    "remainder": "_remainder", "subtract": "torch.subtract",
+    "matmul": "torch.matmul", "linalg.matmul": "torch.matmul", "outer": "torch.outer",
+    "linalg.outer": "torch.outer",
+}
+"""Standard functions of two arrays (or an array and a Python scalar) that promote."""
+
+UNARY_INTEGRAL = {
+    "abs": "torch.abs", "negative": "torch.negative", "bitwise_invert": "torch.bitwise_not",
+    "square": "torch.square", "positive": "torch.positive",
+}
+"""Functions of one array that take integers, so meet the dtypes torch lacks."""
+
+_REDUCE = "_reduce({name!r}, {call}, x, axis, keepdims)"
+
 TORCH_SPELLINGS: dict[str, str] = {
-    "asarray": "torch.asarray(obj, dtype=_dt(dtype), copy=copy)",
+    # creation: the facade's default dtypes (float64, int64, complex128), not torch's
+    "asarray": "torch.asarray(obj, dtype=_dt(dtype), device=device, copy=copy) "
+               "if type(obj) is torch.Tensor else _asarray(obj, _dt(dtype), device, copy)",
+    "arange": "_arange(start, stop, step, _dt(dtype), device)",
+    "empty": "torch.empty(shape, dtype=_dt(dtype) or torch.float64, device=device)",
+    "empty_like": "torch.empty_like(x, dtype=_dt(dtype), device=device)",
+    "eye": "_eye(n_rows, n_cols, k, _dt(dtype), device)",
+    "from_dlpack": "_from_dlpack(x, device, copy)",
+    "full": "_full(shape, fill_value, _dt(dtype), device)",
+    "full_like": "torch.full_like(x, fill_value, dtype=_dt(dtype), device=device)",
+    "linspace": "_linspace(start, stop, num, _dt(dtype), device, endpoint)",
+    "meshgrid": "list(torch.meshgrid(*arrays, indexing=indexing))",
+    "ones": "torch.ones(shape, dtype=_dt(dtype) or torch.float64, device=device)",
+    "ones_like": "torch.ones_like(x, dtype=_dt(dtype), device=device)",
+    "zeros": "torch.zeros(shape, dtype=_dt(dtype) or torch.float64, device=device)",
+    "zeros_like": "torch.zeros_like(x, dtype=_dt(dtype), device=device)",
+    "astype": "x.to(device=device, dtype=_dt(dtype), copy=copy)",
+    # elementwise
+    **{name: _binary(name, call) for name, call in BINARY.items()},
+    **{name: _unary(name, call) for name, call in UNARY_INTEGRAL.items()},
+    "conj": "torch.conj_physical(x)",
+    **{n: f"torch.{n}(x) if not x.is_complex() else _{n}_complex(x)"
+       for n in ("expm1", "log1p", "acos")},
+    "real": "torch.real(x)",
+    "imag": "torch.imag(x)",
+    "signbit": "torch.signbit(x)",
+    "sign": "torch.where(torch.isnan(x), x, torch.sign(x)) if x.is_floating_point() "
+            "else torch.sgn(x) if _computed(x.dtype) else _numpy_fallback('sign', x)",
+    "round": "torch.round(x) if x.is_floating_point() else _round(x)",
+    "clip": "_clip(x, min, max)",
+    "where": "torch.where(condition, x1, x2) if type(x1) is type(x2) is torch.Tensor and "
+             "_computed(x1.dtype) is x2.dtype else _where(condition, x1, x2)",
+    # manipulation
+    "broadcast_arrays": "list(torch.broadcast_tensors(*arrays))",
+    "concat": "_concat(arrays, axis)",
+    "stack": "_stack(arrays, axis)",
+    "expand_dims": "torch.unsqueeze(x, axis)",
+    "flip": "_flip(x, axis)",
+    "moveaxis": "torch.movedim(x, source, destination)",
+    "repeat": "_repeat(x, repeats, axis)",
+    "reshape": "torch.reshape(x, shape) if copy is None else _reshape(x, shape, copy)",
+    "roll": "torch.roll(x, shift, axis)",
+    "squeeze": "torch.squeeze(x, axis)",
+    "unstack": "torch.unbind(x, axis)",
+    "matrix_transpose": "x.mT",
+    "linalg.matrix_transpose": "x.mT",
+    # indexing, searching, sets, sorting
+    "take": "_take(x, indices, axis)",
+    "take_along_axis": "_take_along_axis(x, indices, axis)",
+    "argmax": _REDUCE.format(name="argmax", call="torch.argmax"),
+    "argmin": _REDUCE.format(name="argmin", call="torch.argmin"),
+    "count_nonzero": "_count_nonzero(x, axis, keepdims)",
+    "nonzero": "_nonzero(x)",
+    "searchsorted": "_searchsorted(x1, x2, side, sorter)",
+    "unique_all": "_unique_all(x)",
+    "unique_counts": "_unique_counts(x)",
+    "unique_inverse": "_unique_inverse(x)",
+    "unique_values": "torch.unique(x)",
+    # statistics
+    "max": _REDUCE.format(name="max", call="torch.amax"),
+    "min": _REDUCE.format(name="min", call="torch.amin"),
+    "mean": _REDUCE.format(name="mean", call="torch.mean"),
+    "std": "_reduce('std', torch.std, x, axis, keepdims, correction=correction)",
+    "var": "_reduce('var', torch.var, x, axis, keepdims, correction=correction)",
+    "sum": "_sum(x, axis, _dt(dtype), keepdims)",
+    "prod": "_prod(x, axis, _dt(dtype), keepdims)",
+    "all": "_truth(torch.all, x, axis, keepdims)",
+    "any": "_truth(torch.any, x, axis, keepdims)",
+    "cumulative_sum": "_cumulative('cumulative_sum', torch.cumsum, x, axis, _dt(dtype), "
+                      "include_initial)",
+    "cumulative_prod": "_cumulative('cumulative_prod', torch.cumprod, x, axis, _dt(dtype), "
+                       "include_initial)",
+    "diff": "torch.diff(x, n=n, dim=axis, prepend=prepend, append=append)",
+    # linear algebra
+    "tensordot": "_tensordot(x1, x2, axes)",
+    "linalg.tensordot": "_tensordot(x1, x2, axes)",
+    "vecdot": "_vecdot(x1, x2, axis)",
+    "linalg.vecdot": "_vecdot(x1, x2, axis)",
+    "linalg.cholesky": "torch.linalg.cholesky(x, upper=upper)",
+    "linalg.cross": "torch.linalg.cross(*_pair(x1, x2), dim=axis)",
+    "linalg.det": "torch.linalg.det(x)",
+    "linalg.diagonal": "torch.diagonal(x, offset, -2, -1)",
+    "linalg.eigh": "torch.linalg.eigh(x)",
+    "linalg.eigvalsh": "torch.linalg.eigvalsh(x)",
+    "linalg.inv": "torch.linalg.inv(x)",
+    "linalg.matrix_norm": "_matrix_norm(x, keepdims, ord)",
+    "linalg.matrix_power": "torch.linalg.matrix_power(x, n)",
+    "linalg.matrix_rank": "torch.linalg.matrix_rank(x, rtol=rtol)",
+    "linalg.pinv": "torch.linalg.pinv(x, rtol=rtol)",
+    "linalg.qr": "torch.linalg.qr(x, mode=mode)",
+    "linalg.slogdet": "torch.linalg.slogdet(x)",
+    "linalg.solve": "_solve(x1, x2)",
+    "linalg.svd": "torch.linalg.svd(x, full_matrices=full_matrices)",
+    "linalg.svdvals": "torch.linalg.svdvals(x)",
+    "linalg.trace": "_trace(x, offset, _dt(dtype))",
+    "linalg.vector_norm": "_vector_norm(x, axis, keepdims, ord)",
+    # fft
+    **{f"fft.{n}": f"torch.fft.{n}(x, n=n, dim=axis, norm=norm)"
+       for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")},
+    **{f"fft.{n}": f"torch.fft.{n}(x, s=s, dim=axes, norm=norm)"
+       for n in ("fftn", "ifftn", "rfftn", "irfftn")},
+    **{f"fft.{n}": f"torch.fft.{n}(n, d=d, dtype=_dt(dtype) or torch.float64, "
+                   "device=device)" for n in ("fftfreq", "rfftfreq")},
+    **{f"fft.{n}": f"torch.fft.{n}(x, dim=axes)" for n in ("fftshift", "ifftshift")},
 }
 
 TORCH_SKIP_RULES: frozenset[str] = frozenset()
 
-TORCH_KERNELS: dict[str, Callable[..., Any]] = {}
+TORCH_KERNELS: dict[str, Callable[..., Any]] = {
+    "_computed": K.COMPUTED.__getitem__,
+    "_binary": K.binary, "_pair": K.pair, "_numpy_fallback": K.numpy_fallback,
+    "_asarray": K.asarray, "_arange": K.arange, "_eye": K.eye, "_full": K.full,
+    "_linspace": K.linspace, "_from_dlpack": K.from_dlpack,
+    "_expm1_complex": K.expm1_complex, "_log1p_complex": K.log1p_complex,
+    "_acos_complex": K.acos_complex, "_nonzero": K.nonzero,
+    "_floor_divide": K.floor_divide, "_remainder": K.remainder, "_round": K.round_,
+    "_clip": K.clip, "_where": K.where,
+    "_concat": K.concat, "_stack": K.stack, "_flip": K.flip, "_repeat": K.repeat,
+    "_reshape": K.reshape, "_take": K.take, "_take_along_axis": K.take_along_axis,
+    "_reduce": K.reduce, "_truth": K.truth, "_count_nonzero": K.count_nonzero,
+    "_sum": K.sum_, "_prod": K.prod, "_cumulative": K.cumulative, "_trace": K.trace,
+    "_searchsorted": K.searchsorted, "_unique_all": K.unique_all,
+    "_unique_counts": K.unique_counts, "_unique_inverse": K.unique_inverse,
+    "_tensordot": K.tensordot, "_vecdot": K.vecdot, "_solve": K.solve,
+    "_matrix_norm": K.matrix_norm, "_vector_norm": K.vector_norm,
+}

@@ -18,7 +18,7 @@ import op_refs_nn  # noqa: F401
 import op_refs_shape  # noqa: F401
 from op_refs_common import CASES
 
-import ivy as F
+import ivy.ops as F
 import ivy_ir
 from ivy_ir.dialect import SPECS
 

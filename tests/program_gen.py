@@ -45,7 +45,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Region
 
-import ivy as F
+import ivy.ops as F
 from ivy_ir.core.decompose import DECOMPOSITIONS
 from ivy_ir.core.graph import Graph
 from ivy_ir.core.module import Module

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from op_refs_common import CASES
 
-import ivy as F
+import ivy.ops as F
 from ivy_ir.dialect import SPECS
 
 # IVY_OPS_EXAMPLES=200 for a deeper (slower) run

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import ivy
+import ivy.ops
 import ivy_ir
 from ivy_ir.dialect import SPECS, FusedOp, Ivy
 from ivy_ir.passes import IVY_PASSES, PRESETS, available_passes, run_pipeline
@@ -152,7 +153,7 @@ def test_composites_decompose_inside_a_fused_body():
 
     x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
     for op in sorted(ELEMENTWISE & COMPOSITE):
-        fn = getattr(ivy, op)
+        fn = getattr(ivy.ops, op)
         module = ivy_ir.trace(lambda a, fn=fn: fn(a * 2.0) + a, (x,))
         expanded = run_pipeline(module, "fuse-elementwise,decompose")  # verified after each
         body = next(o for o in expanded.entry.walk() if isinstance(o, FusedOp))
@@ -249,7 +250,7 @@ def _inplace_case(op: str) -> tuple[Callable[..., Any], tuple[np.ndarray, ...]] 
     """t = producer(a, a) (a fresh tensor), then op(t, b): op may update t in place."""
     spec = SPECS[op]
     cls = spec.operands[0].dtype_class
-    if cls in ("float", "num", "any"):
+    if cls in ("float", "inexact", "real", "num", "any"):
         a = RNG.uniform(0.2, 0.45, (3, 4))
         b = RNG.uniform(0.5, 2.0, (4,))
         producer = ivy.add
@@ -261,7 +262,7 @@ def _inplace_case(op: str) -> tuple[Callable[..., Any], tuple[np.ndarray, ...]] 
         a = RNG.integers(0, 2, (3, 4)).astype(bool)
         b = RNG.integers(0, 2, (4,)).astype(bool)
         producer = ivy.logical_xor
-    fn = getattr(ivy, op)
+    fn = getattr(ivy.ops, op)
     if len(spec.operands) == 1:
         return (lambda x: fn(producer(x, x))), (a,)
     return (lambda x, y: fn(producer(x, x), y)), (a, b)
@@ -289,7 +290,7 @@ def test_saves_result_lists_exactly_the_ops_autograd_keeps_the_result_of():
     target = get_target("torch")
     for op, method in target.inplace_methods.items():
         if SPECS[op].has("nondiff") or SPECS[op].operands[0].dtype_class not in (
-                "float", "num", "any"):
+                "float", "inexact", "real", "num", "any"):
             continue
         call = getattr(torch, method[:-1])
         x = torch.tensor([0.3, 0.6, 0.9], dtype=torch.float64, requires_grad=True)

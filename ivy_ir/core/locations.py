@@ -16,12 +16,14 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 OWN_DIRS = tuple(os.path.join(_ROOT, d) + os.sep
                  for d in ("ivy_ir", "ivy", "lowerings", "importers"))
 """This project's source folders: frames in them are never the user's code."""
+GENERATED = ("<ivy ", "<ivy_ir ")
+"""File names of the code the facade and the lowerings generate: never the user's."""
 
 
 def user_location(skip: tuple[str, ...] = ()) -> Attribute:
     """The innermost stack frame outside this package (and the folders in `skip`):
     where the user called the op."""
-    skipped = OWN_DIRS + skip
+    skipped = OWN_DIRS + GENERATED + skip
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(skipped):
         frame = frame.f_back
