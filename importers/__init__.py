@@ -83,14 +83,16 @@ def detect_source(fn: Any, args: tuple[Any, ...] = (), params: Any = None) -> st
         root = _MODULE_ROOTS.get(base.__module__.split(".")[0])
         if root in ("torch", "jax", "tensorflow"):
             return root
-    if callable(fn) and _root(fn) in ("torch", "jax", "tensorflow", "numpy"):
+    if callable(fn) and _root(fn) in ("torch", "jax", "tensorflow", "numpy", "ivy"):
         return _root(fn)  # a framework's own function, e.g. jax.nn.gelu
+    found = _referenced_frameworks(fn)
+    if "ivy" in found:
+        return "ivy"  # facade code runs on any framework's arrays: they say nothing
     for v in _leaves(list(args)) + _leaves(params):
         root = _framework_of_value(v)
         if root:
             return root
-    found = _referenced_frameworks(fn)
-    for preferred in ("ivy", "torch", "jax", "tensorflow", "numpy"):
+    for preferred in ("torch", "jax", "tensorflow", "numpy"):
         if preferred in found:
             return preferred
     return "ivy"

@@ -72,7 +72,8 @@ def _agnostic_values() -> dict[str, Any]:
 globals().update(_agnostic_values())
 _backend.attach(globals(), _agnostic_values())
 
-__all__ = ["available_backends", "compile", "compile_fn", "current_backend", "get_backend",
-           "get_framework", "jax", "numpy", "set_backend", "set_framework", "tensorflow",
-           "torch", "trace_graph", "unset_backend", "unset_framework", "with_backend",
+__all__ = ["__array_api_version__", "available_backends", "compile", "compile_fn",
+           "current_backend", "get_backend", "get_framework", "jax", "numpy", "set_backend",
+           "set_framework", "tensorflow", "torch", "trace_graph", "unset_backend",
+           "unset_framework", "with_backend",
            *sorted(k for k in _agnostic_values() if not k.startswith("_"))]

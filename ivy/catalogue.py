@@ -40,6 +40,9 @@ NOT_THE_OP = frozenset({"tensordot", "linalg.tensordot", "cumulative_sum",
 (`tensordot(axes=2)` vs `axes_x`/`axes_y`, `include_initial`): their tracing form is a
 composite (`composites.py`), their eager form the backend's own."""
 
+PAPER_SIGNATURES = {"to_numpy": "x, /", "to_native": "x, /"}
+"""Functions of the 2021 API with no counterpart in the standard or the registry."""
+
 IGNORED_EXTRAS = frozenset({"device", "copy", "stable"})
 """Standard parameters that never change a result's values."""
 
@@ -56,6 +59,9 @@ class FacadeFn:
     attrs: tuple[tuple[str, str], ...] = ()
     """(registry attribute, facade parameter) pairs."""
     extras: tuple[str, ...] = ()
+    positional: frozenset[str] = frozenset()
+    """Parameters the standard makes positional-only: passed on by position (even where
+    the facade also accepts them by name)."""
 
     @property
     def doc(self) -> str:
@@ -120,10 +126,12 @@ def _registry_signature(spec: OpSpec) -> inspect.Signature:
 
 def _standard(name: str) -> FacadeFn:
     sig = parse_signature(SIGNATURES[name])
+    positional = frozenset(p.name for p in sig.parameters.values()
+                           if p.kind is p.POSITIONAL_ONLY)
     op, renames = OPS.get(name, (name.removeprefix("linalg."), {}))
     spec = SPECS.get(op) if name not in NOT_THE_OP else None
     if spec is None:
-        return FacadeFn(name, sig, None)
+        return FacadeFn(name, sig, None, positional=positional)
     params = [p for p in sig.parameters.values()]
     lead = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)]
     operands = tuple(lead[:len(spec.operands)])
@@ -137,7 +145,7 @@ def _standard(name: str) -> FacadeFn:
         q.replace(kind=q.POSITIONAL_OR_KEYWORD) if q.name in named and
         q.kind is q.POSITIONAL_ONLY else q for q in params])
     extras = tuple(p for p in rest if renames.get(p, p) not in attr_names)
-    return FacadeFn(name, sig, spec, operands, attrs, extras)
+    return FacadeFn(name, sig, spec, operands, attrs, extras, positional)
 
 
 def _registry(spec: OpSpec) -> FacadeFn:
@@ -148,6 +156,8 @@ def _registry(spec: OpSpec) -> FacadeFn:
 
 def _catalogue() -> dict[str, FacadeFn]:
     fns = {name: _standard(name) for name in SIGNATURES}
+    fns.update({name: FacadeFn(name, parse_signature(text), None)
+                for name, text in PAPER_SIGNATURES.items()})
     for name, spec in SPECS.items():
         if name not in fns and name != "constant":
             fns[name] = _registry(spec)

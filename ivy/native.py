@@ -74,7 +74,7 @@ def _call_args(fn: FacadeFn) -> str:
     for p in fn.params:
         if p.kind is p.VAR_POSITIONAL:
             out.append(f"*{p.name}")
-        elif p.kind is p.POSITIONAL_ONLY:
+        elif p.kind is p.POSITIONAL_ONLY or p.name in fn.positional:
             out.append(p.name)
         else:
             out.append(f"{p.name}={p.name}")

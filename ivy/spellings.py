@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy
+
 from ivy_ir.dialect.types import numpy_dtype
 
 from .dtypes import NAMES, dtype_name
@@ -38,12 +40,16 @@ class Backend:
     passthrough: bool = False
     """Whether the namespace implements the standard, so a function without a rule may
     be its same-named function."""
-    spellings: dict[str, str] = field(default_factory=dict)
+    own_spellings: dict[str, str] = field(default_factory=dict)
     kernels: dict[str, Callable[..., Any]] = field(default_factory=dict)
     """Functions spellings call by name (for the few that take more than one call)."""
     skip_rules: frozenset[str] = frozenset()
     """Functions whose lowering rule gives the IR's stricter semantics (one dtype,
     canonical axes) rather than the standard's: the namespace's own function instead."""
+
+    @property
+    def spellings(self) -> dict[str, str]:
+        return {**COMMON_SPELLINGS, **self.own_spellings}
 
     def dtypes(self, env: dict[str, Any]) -> dict[str, Any]:
         out = {}
@@ -67,7 +73,7 @@ class Backend:
                 if name in table:
                     return table[name]
                 raise TypeError(f"the {self.name} backend has no dtype {d!r}") from None
-        return {"_dt": _dt, "_DTYPES": table, **self.kernels}
+        return {"_dt": _dt, "_DTYPES": table, "_to_numpy": _to_numpy, **self.kernels}
 
 
 def _numpy_like(env: dict[str, Any], name: str) -> Any:
@@ -85,7 +91,26 @@ def _tensorflow(env: dict[str, Any], name: str) -> Any:
     return env["tf"].as_dtype(name)
 
 
+def _to_numpy(x: Any) -> Any:
+    """A NumPy array of any framework's array (torch's through `detach`)."""
+    if hasattr(x, "detach"):
+        x = x.detach().cpu()
+    return numpy.asarray(x)
+
+
+COMMON_SPELLINGS = {
+    "to_numpy": "_to_numpy(x)",
+    "to_native": "_ivy_asarray(x)",
+}
+"""Spellings every backend shares (`_ivy_<name>` calls that backend's own function)."""
+
+BATCHED_LINSPACE = ("{ns}.linspace(start, stop, num, endpoint=endpoint, dtype=_dt(dtype), "
+                    "axis=-1)")
+"""`linspace` between array endpoints (the 2021 API's batched form: samples along a new
+last axis); scalar endpoints give the standard's 1-D result."""
+
 NUMPY_SPELLINGS = {
+    "linspace": BATCHED_LINSPACE.format(ns="np"),
     # NumPy's diff takes no None for prepend/append (its default is a sentinel)
     "diff": ("np.diff(x, n, axis, **{k: v for k, v in (('prepend', prepend), "
              "('append', append)) if v is not None})"),
@@ -95,12 +120,13 @@ NUMPY_SPELLINGS = {
 
 BACKENDS: dict[str, Backend] = {
     "numpy": Backend("numpy", "", "np", ("numpy",), _numpy_like,
-                     passthrough=True, spellings=NUMPY_SPELLINGS),
-    "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True),
-    "torch": Backend("torch", "", "torch", ("torch",), _torch, spellings=TORCH_SPELLINGS,
+                     passthrough=True, own_spellings=NUMPY_SPELLINGS),
+    "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
+                   own_spellings={"linspace": BATCHED_LINSPACE.format(ns="jnp")}),
+    "torch": Backend("torch", "", "torch", ("torch",), _torch, own_spellings=TORCH_SPELLINGS,
                      kernels=TORCH_KERNELS, skip_rules=TORCH_SKIP_RULES),
     "tensorflow": Backend("tensorflow", "import tensorflow.experimental.numpy as tnp\n",
                           "tnp", ("tensorflow",), _tensorflow,
-                          spellings=TENSORFLOW_SPELLINGS, kernels=TENSORFLOW_KERNELS,
+                          own_spellings=TENSORFLOW_SPELLINGS, kernels=TENSORFLOW_KERNELS,
                           skip_rules=TENSORFLOW_SKIP_RULES),
 }

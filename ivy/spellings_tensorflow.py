@@ -19,8 +19,7 @@ from typing import Any
 from .spellings_tensorflow_kernels import KERNELS
 
 _FLOAT_UNARY = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
-                "expm1", "log", "log1p", "reciprocal", "sin", "sinh", "sqrt", "square",
-                "tan", "tanh")
+                "log", "reciprocal", "sin", "sinh", "sqrt", "square", "tan")
 """Element-wise functions TF has under the same name in `tf.math`, for every dtype the
 standard gives them (floating point; `square` also integers)."""
 
@@ -34,9 +33,9 @@ _KERNEL_CALLS = {
         "nextafter", "not_equal", "pow", "remainder", "subtract")},
     # element-wise, one array: dtypes TF has no kernel for, or no TF function at all
     **{n: f"_{n}(x)" for n in (
-        "abs", "bitwise_invert", "ceil", "floor", "imag", "isfinite", "isinf", "isnan",
-        "log2", "log10", "logical_not", "negative", "positive", "real", "round", "sign",
-        "signbit", "trunc")},
+        "abs", "bitwise_invert", "ceil", "expm1", "floor", "imag", "isfinite", "isinf",
+        "isnan", "log1p", "log2", "log10", "logical_not", "negative", "positive", "real",
+        "round", "sign", "signbit", "tanh", "trunc")},
     # reductions: axis None, an int, a tuple or (); keepdims
     **{n: f"_{n}(x, axis, keepdims)" for n in (
         "all", "any", "argmax", "argmin", "count_nonzero", "max", "mean", "min")},

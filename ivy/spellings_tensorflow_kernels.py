@@ -38,7 +38,6 @@ class _Lazy:
 
 
 tf: Any = _Lazy("tensorflow")
-tnp: Any = _Lazy("tensorflow.experimental.numpy")
 
 
 class _TF:
@@ -76,11 +75,24 @@ UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indi
 # ---------------------------------------------------------------- arrays and dtypes
 
 def _arr(x: Any) -> Any:
-    """`x` as a tf.Tensor; anything else (NumPy arrays, nested lists, variables) goes
-    through `tnp.asarray`, whose defaults are the namespace's (float64, int64)."""
+    """`x` as a tf.Tensor (see `_convert` for anything else)."""
     if isinstance(x, tf.Tensor):
         return x
-    return tnp.asarray(x)
+    return _convert(x, None)
+
+
+def _convert(obj: Any, dtype: Any) -> Any:
+    """A non-tensor object as a tensor, through NumPy: its defaults are the namespace's
+    (int64, float64; bool mixed with int is int), and a NumPy array is not a Python
+    scalar, so TF's cache of scalar constants (which takes -0.0 for a cached 0.0) is
+    not involved."""
+    if isinstance(obj, tf.Variable):
+        obj = tf.convert_to_tensor(obj)
+        return obj if dtype is None else _cast(obj, dtype)
+    if _holds_tensors(obj):
+        out = tf.stack([_arr(o) for o in obj])
+        return out if dtype is None else _cast(out, dtype)
+    return tf.constant(np.asarray(obj, None if dtype is None else dtype.as_numpy_dtype))
 
 
 def _cast(x: Any, dtype: Any) -> Any:
@@ -122,12 +134,23 @@ def _scalar_dtype(d: Any, s: Any) -> Any:
 
 def _const(s: Any, d: Any) -> Any:
     """Python scalar `s` as a 0-d tensor of dtype `d` (converted first, as TF will not
-    turn True into an integer tensor nor 2 into a complex one)."""
+    turn True into an integer tensor nor 2 into a complex one). A zero with its sign
+    bit set goes through NumPy: TF's eager cache of scalar constants is keyed by the
+    Python value, and -0.0 == 0.0, so `tf.constant(-0.0)` can return a cached +0.0."""
     if d.is_bool:
         return tf.constant(bool(s), d)
     if d.is_integer:
         return tf.constant(int(s), d)
-    return tf.constant(complex(s) if d.is_complex else float(s), d)
+    value = complex(s) if d.is_complex else float(s)
+    if _negative_zero(value):
+        return tf.constant(np.asarray(value, d.as_numpy_dtype))
+    return tf.constant(value, d)
+
+
+def _negative_zero(value: Any) -> bool:
+    if isinstance(value, complex):
+        return _negative_zero(value.real) or _negative_zero(value.imag)
+    return value == 0 and math.copysign(1.0, value) < 0
 
 
 def _pair(x1: Any, x2: Any) -> tuple[Any, Any]:
@@ -230,15 +253,7 @@ def _asarray(obj: Any, dtype: Any, copy: Any) -> Any:
     if copy is False and not hasattr(obj, "__dlpack__"):
         raise ValueError("asarray: converting this object to a TF tensor copies it "
                          "(copy=False)")
-    if isinstance(obj, tf.Variable):
-        return _cast(tf.convert_to_tensor(obj), dtype or obj.dtype)
-    if dtype is not None and isinstance(obj, _SCALARS):
-        return _const(obj, dtype) if dtype.is_bool or not isinstance(obj, bool) \
-            else tf.cast(tf.constant(obj), dtype)
-    if _holds_tensors(obj):
-        out = tf.stack([_asarray(o, None, None) for o in obj])
-        return out if dtype is None else _cast(out, dtype)
-    return tnp.asarray(obj, dtype=dtype)
+    return _convert(obj, dtype)
 
 
 def _holds_tensors(obj: Any) -> bool:
@@ -266,7 +281,7 @@ def _full(shape: Any, fill_value: Any, dtype: Any) -> Any:
         return tf.fill(_shape(shape), _cast(fill_value, dtype or fill_value.dtype))
     if dtype is None:
         dtype = {bool: tf.bool, int: tf.int64, float: tf.float64,
-                 complex: tf.complex128}.get(type(fill_value)) or tnp.asarray(fill_value).dtype
+                 complex: tf.complex128}.get(type(fill_value)) or _arr(fill_value).dtype
     return tf.fill(_shape(shape), _fill_const(fill_value, dtype))
 
 
@@ -284,6 +299,8 @@ def _full_like(x: Any, fill_value: Any, dtype: Any) -> Any:
 
 def _eye(n_rows: int, n_cols: Any, k: int, dtype: Any) -> Any:
     n_cols = n_rows if n_cols is None else n_cols
+    if not -n_rows < k < n_cols:  # no diagonal (and a k TF's int32 range may not hold)
+        return tf.zeros([n_rows, n_cols], dtype or tf.float64)
     keep = tf.range(n_cols)[None, :] - tf.range(n_rows)[:, None] == k
     return tf.cast(keep, dtype or tf.float64)
 
@@ -369,9 +386,14 @@ def _divide(x1: Any, x2: Any) -> Any:
     return tf.math.truediv(a, b)
 
 
-def _int_guard(fn: Any) -> Any:
+def _int_guard(fn: Any, divisor_sign: bool = False) -> Any:
     def op(x1: Any, x2: Any) -> Any:
         a, b = _pair(x1, x2)
+        if divisor_sign and a.dtype.is_floating:
+            # a zero remainder takes the divisor's sign (TF keeps the dividend's)
+            out = fn(a, b)
+            zero = tf.zeros((), a.dtype)
+            return tf.where(out == zero, tf.where(_signbit(b), -zero, zero), out)
         if a.dtype.is_integer:
             # TF raises on an integer division by zero (the standard leaves the value
             # undefined): divide by one there and give 0, as NumPy does
@@ -471,6 +493,59 @@ def _sign(x: Any) -> Any:
     if x.dtype.is_unsigned or x.dtype.is_bool:
         return tf.cast(tf.math.greater(x, tf.zeros((), x.dtype)), x.dtype)
     return tf.math.sign(x)
+
+
+def _expm1(x: Any) -> Any:
+    """TF's complex expm1 gives NaN wherever a part is infinite: complex numbers are
+    computed as (e^a cos b - 1) + i e^a sin b, with the standard's special values."""
+    x = _arr(x)
+    if not x.dtype.is_complex:
+        return tf.math.expm1(x)
+    a, b = tf.math.real(x), tf.math.imag(x)
+    cos, sin = tf.math.cos(b), tf.math.sin(b)
+    re = tf.math.expm1(a) * cos + (cos - 1)
+    im = tf.math.exp(a) * sin
+    zero_b = b == 0  # the real axis: expm1(a) and the zero as given
+    re = tf.where(zero_b, tf.math.expm1(a), re)
+    im = tf.where(zero_b, b, im)
+    inf = tf.constant(math.inf, a.dtype)
+    re = tf.where(a == -inf, -tf.ones((), a.dtype), re)
+    im = tf.where(a == -inf, tf.zeros((), a.dtype), im)
+    blown = (a == inf) & ~tf.math.is_finite(b)
+    re = tf.where(blown, inf, re)
+    return tf.complex(re, im)
+
+
+def _log1p(x: Any) -> Any:
+    """TF's complex log1p gives NaN for infinite parts and for -1 + 0j: complex numbers
+    as log|1 + z| + i arg(1 + z), the modulus' log through log1p near zero and through
+    an overflow-free hypot elsewhere; an infinite part makes the real part +inf."""
+    x = _arr(x)
+    if not x.dtype.is_complex:
+        return tf.math.log1p(x)
+    a, b = tf.math.real(x), tf.math.imag(x)
+    one = tf.ones((), a.dtype)
+    small = tf.math.abs(a) + tf.math.abs(b) < 0.5
+    near = 0.5 * tf.math.log1p(a * (2 + a) + b * b)
+    far = tf.math.log(_hypot(a + one, b))
+    re = tf.where(small, near, far)
+    inf = tf.constant(math.inf, a.dtype)
+    re = tf.where(tf.math.is_inf(a) | tf.math.is_inf(b), inf, re)
+    return tf.complex(re, tf.math.atan2(b, a + one))
+
+
+def _tanh(x: Any) -> Any:
+    """tanh(±inf + bj) for finite b is ±1 with a zero of b's sign as imaginary part
+    (TF's complex tanh gives the zero's sign from its intermediate products)."""
+    x = _arr(x)
+    out = tf.math.tanh(x)
+    if not x.dtype.is_complex:
+        return out
+    a, b = tf.math.real(x), tf.math.imag(x)
+    edge = tf.math.is_inf(a) & tf.math.is_finite(b)
+    zero = tf.zeros((), a.dtype)
+    limit = tf.complex(tf.math.sign(a), tf.where(_signbit(b), -zero, zero))
+    return tf.where(edge, limit, out)
 
 
 def _integral_identity(fn: Any) -> Any:
@@ -710,8 +785,9 @@ def _pinv(x: Any, rtol: Any) -> Any:
 
 
 def _slogdet(x: Any) -> Any:
+    """TF gives log|det| of a complex matrix as a complex number; the standard a real."""
     sign, logabs = tf.linalg.slogdet(_arr(x))
-    return SlogdetResult(sign, logabs)
+    return SlogdetResult(sign, tf.math.real(logabs) if logabs.dtype.is_complex else logabs)
 
 
 def _eigh(x: Any) -> Any:
@@ -1322,7 +1398,7 @@ _less_equal = _binary(_TF("math.less_equal"))
 _greater = _binary(_TF("math.greater"))
 _greater_equal = _binary(_TF("math.greater_equal"))
 _floor_divide = _int_guard(_TF("math.floordiv"))
-_remainder = _int_guard(_TF("math.floormod"))
+_remainder = _int_guard(_TF("math.floormod"), divisor_sign=True)
 _logical_and = _logical(_TF("math.logical_and"))
 _logical_or = _logical(_TF("math.logical_or"))
 _logical_xor = _logical(_TF("math.logical_xor"))

@@ -76,7 +76,7 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     if source != "ivy":
         return importers.importer(source).import_program(fn, args, kwargs, params=params,
                                                buffers=buffers, name=name)
-    in_specs = [TensorSpec.of(np.asarray(a)) for a in args if is_array(a)]
+    in_specs = [_spec_of(a) for a in args if is_array(a)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])
     graph = Graph(block)
     takes_tree = params is not None or buffers is not None
@@ -102,6 +102,14 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
                     returns_sequence=isinstance(out, (tuple, list)))
     module.verify()
     return module
+
+
+def _spec_of(array: Any) -> TensorSpec:
+    """The type of an example argument of any framework (a torch tensor that requires
+    grad is read through `detach`, which NumPy conversion needs)."""
+    if getattr(array, "requires_grad", False):
+        array = array.detach()
+    return TensorSpec.of(np.asarray(array))
 
 
 def parse(text: str) -> Module:
