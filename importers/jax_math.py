@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.dialect.types import FLOATS
+from ivy_ir.dialect.types import COMPLEX, FLOATS
 
 from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, one_to_one
 from .jax_ctx import Ctx, Value
@@ -51,7 +51,8 @@ def _op(op: str) -> Rule:
 
 
 def kind(dtype: str) -> str:
-    return "bool" if dtype == "bool" else "float" if dtype in FLOATS else "int"
+    return "bool" if dtype == "bool" else "float" if dtype in FLOATS else \
+        "complex" if dtype in COMPLEX else "int"
 
 
 def _by_kind(**ops: str) -> Rule:
@@ -84,7 +85,7 @@ def _div(ctx: Ctx, x: Value, y: Value, **_: Any) -> Value:
     size = ctx.known(y)
     if pooled is not None and size is not None and size.ndim == 0 and size == pooled[1]:
         return pooled[0]  # reduce_window_sum / window size: the average pool itself
-    if kind(ctx.spec(x).dtype) == "float":
+    if kind(ctx.spec(x).dtype) in ("float", "complex"):
         return ctx.emit("divide", x, y)
     # integer lax.div rounds toward zero: sign(x) sign(y) (|x| // |y|)
     q = ctx.emit("floor_divide", ctx.emit("abs", x), ctx.emit("abs", y))

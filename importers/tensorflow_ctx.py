@@ -54,7 +54,7 @@ Value = SSAValue | np.ndarray | VarRef | NoValue
 
 def tf_dtype(dtype: Any) -> str | None:
     """The registry dtype of a TF dtype, or None when the registry has none (resource,
-    string, complex, unsigned wider than 8 bits)."""
+    string, variant, quantized)."""
     name = getattr(dtype, "name", str(dtype))
     name = {"half": "float16"}.get(name, name)
     return name if name in DTYPES else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ivy_ir.dialect.types import FLOATS
+from ivy_ir.dialect.types import COMPLEX, FLOATS
 
 from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, camel, one_to_one
 from .tensorflow_ctx import Ctx
@@ -22,9 +22,9 @@ UNARY = one_to_one(
     UNARY_OPS, camel,
     renamed={"negative": "Neg", "isnan": "IsNan", "isinf": "IsInf", "isfinite": "IsFinite",
              "bitwise_invert": "Invert", "log2": None, "log10": None, "trunc": None},
-    aliases={"Inv": "reciprocal", "Rint": "round"})
+    aliases={"Inv": "reciprocal", "Rint": "round", "ComplexAbs": "abs"})
 """One TF op, one registry op, same operand (TF's Round and Rint both round half to even;
-TF has no Log2, Log10 or Trunc raw op)."""
+`tf.math.abs` of complex is ComplexAbs; TF has no Log2, Log10 or Trunc raw op)."""
 
 BINARY = one_to_one(
     BINARY_OPS, camel,
@@ -68,9 +68,9 @@ def trunc_div(c: Ctx, x: Any, y: Any, dtype: str) -> Any:
 
 
 def _div(c: Ctx, x: Any, y: Any, **_: Any) -> Any:
-    # TF `Div`: true division for floats, truncating division for integers
+    # TF `Div`: true division for floats and complex, truncating division for integers
     dtype = c.spec(x).dtype
-    if dtype in FLOATS:
+    if dtype in FLOATS | COMPLEX:
         return c.emit("divide", x, y)
     return trunc_div(c, x, y, dtype)
 

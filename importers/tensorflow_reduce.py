@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ivy_ir.dialect.types import FLOATS
+from ivy_ir.dialect.types import COMPLEX, FLOATS
 
 from .common import Rule, camel, one_to_one
 from .tensorflow_ctx import Ctx
@@ -25,7 +25,7 @@ def _reduce(name: str) -> Rule:
         keep = bool(keep_dims)
         if not axis:
             return c.operand(x)  # reducing over no axis is the identity
-        if name == "mean" and c.spec(x).dtype not in FLOATS:
+        if name == "mean" and c.spec(x).dtype not in FLOATS | COMPLEX:
             return _int_mean(c, x, axis, keep)
         return c.emit(name, x, axis=axis, keepdims=keep)
     return rule

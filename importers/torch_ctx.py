@@ -21,14 +21,16 @@ import torch
 from xdsl.ir import SSAValue
 
 from ivy_ir.dialect import SPECS, TensorSpec
-from ivy_ir.dialect.types import CLASS_MEMBERS, FLOATS, numpy_dtype
+from ivy_ir.dialect.types import CLASS_MEMBERS, COMPLEX, FLOATS, numpy_dtype
 
 from .common import ImportBuilder, Unmapped, spec_of
 
 TORCH_DTYPES: dict[str, torch.dtype] = {
     "bool": torch.bool, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
-    "int64": torch.int64, "uint8": torch.uint8, "float16": torch.float16,
-    "bfloat16": torch.bfloat16, "float32": torch.float32, "float64": torch.float64,
+    "int64": torch.int64, "uint8": torch.uint8, "uint16": torch.uint16, "uint32": torch.uint32,
+    "uint64": torch.uint64, "float16": torch.float16, "bfloat16": torch.bfloat16,
+    "float32": torch.float32, "float64": torch.float64, "complex64": torch.complex64,
+    "complex128": torch.complex128,
 }
 _NAMES = {v: k for k, v in TORCH_DTYPES.items()}
 
@@ -47,7 +49,8 @@ class TensorScalar:
 
 
 def dtype_name(dtype: torch.dtype) -> str:
-    """The registry name of a torch dtype (complex and quantized dtypes are not imported)."""
+    """The registry name of a torch dtype (complex32, float8 and quantized dtypes are not
+    imported)."""
     if dtype not in _NAMES:
         raise Unmapped(f"dtype {str(dtype).removeprefix('torch.')} is not supported")
     return _NAMES[dtype]
@@ -66,6 +69,8 @@ def _scalar_dtype(value: Any) -> torch.dtype:
         return torch.bool
     if isinstance(value, int):
         return torch.int64
+    if isinstance(value, complex):
+        return torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
     return torch.get_default_dtype()
 
 
@@ -98,8 +103,9 @@ def promote_types(operands: Sequence[Any]) -> str:
             slot, dtype = (1 if s.rank == 0 else 0), TORCH_DTYPES[s.dtype]
         elif isinstance(x, TensorScalar):
             kind = TORCH_DTYPES[spec_of(x.value).dtype]
-            slot, dtype = 2, _scalar_dtype(1.0 if kind.is_floating_point else
-                                           True if kind == torch.bool else 1)
+            slot, dtype = 2, _scalar_dtype(1.0 if kind.is_floating_point else 1j
+                                           if kind.is_complex else True if kind == torch.bool
+                                           else 1)
         else:
             slot, dtype = 2, _scalar_dtype(x)
         groups[slot] = dtype if groups[slot] is None else torch.promote_types(groups[slot],
@@ -163,12 +169,15 @@ class Ctx:
         """A dtype the registry op accepts for torch's promoted `dtype`: integer input to a
         float-only op computes in the result's float dtype (true division, `exp` of
         ints), bool input to an arithmetic op in int64 (`True + True` is True in torch),
-        numbers to a logical op as bools (nonzero is True)."""
+        numbers to a logical op as bools (nonzero is True). Complex input to an op of
+        real numbers has no registry form."""
         allowed = CLASS_MEMBERS[SPECS[op].operands[0].dtype_class]
         if dtype in allowed:
             return dtype
-        if allowed <= FLOATS:
-            return self.out.dtype if self.out.dtype in FLOATS else "float32"
+        if dtype in COMPLEX:
+            raise Unmapped(f"complex operands ({dtype})")
+        if allowed <= FLOATS | COMPLEX:
+            return self.out.dtype if self.out.dtype in allowed else "float32"
         return "bool" if allowed == {"bool"} else "int64"
 
     def elementwise(self, op: str, *operands: Any, **attrs: Any) -> SSAValue:

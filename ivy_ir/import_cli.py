@@ -47,6 +47,8 @@ def example_array(text: str, rng: np.random.Generator) -> np.ndarray:
         return rng.random(shape) < 0.5
     if dtype in ("float16", "bfloat16", "float32", "float64"):
         return rng.standard_normal(shape).astype(numpy_dtype(dtype))
+    if dtype in ("complex64", "complex128"):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     return rng.integers(0, 4, shape).astype(dtype)
 
 

@@ -24,7 +24,7 @@ from ivy_ir.core.rules import (
     slice_parts,
 )
 from ivy_ir.dialect import dtype_name
-from ivy_ir.dialect.types import INTS
+from ivy_ir.dialect.types import COMPLEX, INTS, UNSIGNED
 
 from . import tensorflow_kernels as K
 from . import tensorflow_nn_kernels as NN
@@ -46,27 +46,33 @@ FUSED_KERNELS = {"relu": "tf.nn.relu", "relu6": "tf.nn.relu6", "silu": "tf.nn.si
 BITWISE = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor"}
 REDUCE = {**{op: f"tf.reduce_{op}" for op in PLAIN_REDUCTIONS},
           "logsumexp": "tf.math.reduce_logsumexp"}
-# float predicates: an integer is never NaN or infinite
-PREDICATE = {"isnan": ("tf.math.is_nan", "zeros"), "isinf": ("tf.math.is_inf", "zeros"),
-             "isfinite": ("tf.math.is_finite", "ones")}
+# float predicates: an integer is never NaN or infinite; a complex number is NaN or
+# infinite where a part is (combined with the op), finite where both parts are
+PREDICATE = {"isnan": ("tf.math.is_nan", "zeros", "|"), "isinf": ("tf.math.is_inf", "zeros", "|"),
+             "isfinite": ("tf.math.is_finite", "ones", "&")}
 PAD_MODE = {"constant": "CONSTANT", "reflect": "REFLECT"}
-NARROW = frozenset({"int8", "int16", "uint8"})
+WIDER = {"int8": "int32", "int16": "int32", "uint8": "int32", "uint16": "int32",
+         "uint32": "int64", "uint64": "int64"}
+"""The signed dtype an integer op missing a TF kernel computes in: casts wrap, so ring
+ops (+, -, *, matmul) give the same bits once cast back; data moves exactly."""
+NARROW = frozenset(WIDER)
 
 
 def _render(rule: Rule, c: OpContext) -> str:
     return rule(c) if callable(rule) else rule.format(**c.fields())
 
 
-def _int32(rule: Rule, narrow: frozenset[str] = NARROW) -> Rule:
-    """TF has no int8/int16/uint8 kernels for matmul-like ops (nor uint8 pow/negative):
-    compute in int32 and cast back, which is exact (wrapping mod 2**32, then mod 2**8)."""
+def _widened(rule: Rule, narrow: frozenset[str] = NARROW) -> Rule:
+    """TF has no int8/int16/unsigned kernels for matmul-like ops (nor unsigned pow,
+    negative, or uint16 tile): compute in the `WIDER` signed dtype and cast back, which
+    is exact (wrapping mod 2**32 or 2**64, then mod the narrow width)."""
     def widened(c: OpContext) -> str:
         if c.out.dtype not in narrow:
             return _render(rule, c)
-        args = {}
+        args, wide = {}, f"tf.{WIDER[c.out.dtype]}"
         for k, v in c.args.items():
             names = v[1:-1].split(", ") if isinstance(c.in_types[k], list) else [v]
-            cast = [f"tf.cast({n}, tf.int32)" for n in names if n]
+            cast = [f"tf.cast({n}, {wide})" for n in names if n]
             args[k] = f"[{', '.join(cast)}]" if isinstance(c.in_types[k], list) else cast[0]
         return f"tf.cast({_render(rule, replace(c, args=args))}, {c.target.dtype(c.out.dtype)})"
     return widened
@@ -100,15 +106,19 @@ def _arg_reduce(fn: str) -> Rule:
 
 
 def _predicate(c: OpContext) -> str:
-    fn, const = PREDICATE[c.op.SPEC.name]
-    if c.in_types["x"].dtype in INTS:
-        return f"tf.{const}_like({c.args['x']}, dtype=tf.bool)"
-    return f"{fn}({c.args['x']})"
+    fn, const, join = PREDICATE[c.op.SPEC.name]
+    x, dtype = c.args["x"], c.in_types["x"].dtype
+    if dtype in INTS:
+        return f"tf.{const}_like({x}, dtype=tf.bool)"
+    if dtype in COMPLEX:
+        return f"{fn}(tf.math.real({x})) {join} {fn}(tf.math.imag({x}))"
+    return f"{fn}({x})"
 
 
 def _unsigned(fn: str, unsigned: str) -> Rule:
-    """abs/sign: TF has no uint8 kernel; the values are already non-negative."""
-    return lambda c: (unsigned if c.in_types["x"].dtype == "uint8" else fn).format(**c.args)
+    """abs/sign: TF has no unsigned kernel; the values are already non-negative."""
+    return lambda c: (unsigned if c.in_types["x"].dtype in UNSIGNED else fn).format(
+        **c.args, dtype=c.target.dtype(c.out.dtype))
 
 
 def _bitwise(int_fn: str, bool_fn: str) -> Rule:
@@ -242,13 +252,13 @@ def _matmul(c: OpContext) -> str:
 TF_RULES: dict[str, Rule] = {
     **elementwise_calls("tf.math", NAMES),
     **{k: f"{v}({{x}})" for k, v in FUSED_KERNELS.items()},
-    "pow": _int32("tf.math.pow({x}, {y})", frozenset({"uint8"})),
-    "negative": _int32("tf.math.negative({x})", frozenset({"uint8"})),
+    "pow": _widened("tf.math.pow({x}, {y})", UNSIGNED),
+    "negative": _widened("tf.math.negative({x})", UNSIGNED),
     **{k: _bitwise(f"tf.bitwise.bitwise_{v}", f"tf.math.logical_{v}") for k, v in BITWISE.items()},
     **{k: _reduce(v) for k, v in REDUCE.items()},
     **dict.fromkeys(PREDICATE, _predicate),
     "abs": _unsigned("tf.math.abs({x})", "tf.identity({x})"),
-    "sign": _unsigned("tf.math.sign({x})", "tf.cast({x} > 0, tf.uint8)"),
+    "sign": _unsigned("tf.math.sign({x})", "tf.cast({x} > 0, {dtype})"),
     "log2": "tf.math.log({x}) / tf.math.log(tf.constant(2, {x}.dtype))",
     "log10": "tf.math.log({x}) / tf.math.log(tf.constant(10, {x}.dtype))",
     "trunc": "tf.where({x} < 0, tf.math.ceil({x}), tf.math.floor({x}))",
@@ -287,15 +297,15 @@ TF_RULES: dict[str, Rule] = {
     "split": "tf.split({x}, {sizes}, axis={axis})",
     "flip": lambda c: f"tf.reverse({c.args['x']}, {literal(_all_axes(c))})",
     "roll": _roll,
-    "tile": _tile,
-    "repeat": "tf.repeat({x}, {repeats}, axis={axis})",
+    "tile": _widened(_tile, frozenset({"uint16"})),
+    "repeat": _widened("tf.repeat({x}, {repeats}, axis={axis})", frozenset({"uint16"})),
     "pad": _pad,
     "slice": _slice,
     # linear algebra
-    "matmul": _int32(_matmul),
-    "tensordot": _int32("tf.tensordot({x}, {y}, axes=[{axes_x}, {axes_y}])"),
+    "matmul": _widened(_matmul),
+    "tensordot": _widened("tf.tensordot({x}, {y}, axes=[{axes_x}, {axes_y}])"),
     "vecdot": "tf.reduce_sum({x} * {y}, axis={axis})",
-    "einsum": _int32("tf.einsum({equation}, *{xs})"),
+    "einsum": _widened("tf.einsum({equation}, *{xs})"),
     "outer": "{x}[:, None] * {y}[None, :]",
     "diagonal": "diagonal({x}, {offset}, {axis1}, {axis2})",
     "vector_norm": "vector_norm({x}, {ord}, {axis}, {keepdims})",

@@ -117,6 +117,9 @@ def conv_transpose(x, w, b, strides, padding, output_padding, dilations, groups,
 
 
 def max_pool(x, kernel, strides, padding, dilations, ceil_mode, layout):
+    if x.dtype == tf.uint32:  # no uint32 kernel: int64 holds every value, in order
+        return tf.cast(max_pool(tf.cast(x, tf.int64), kernel, strides, padding, dilations,
+                                ceil_mode, layout), tf.uint32)
     n = len(kernel)
     dilations = dilations or (1,) * n
     x = to_channels_last(x, layout)

@@ -40,8 +40,10 @@ from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
 
 NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
-         "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax"}
-"""Where torch's name differs from the registry's (comparisons by their ATen names)."""
+         "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax",
+         "sign": "sgn"}
+"""Where torch's name differs from the registry's (comparisons by their ATen names;
+`sgn`, which is `sign` on real tensors, also takes complex ones: z / |z|)."""
 
 MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
               "inf": "float('inf')", "-inf": "float('-inf')"}

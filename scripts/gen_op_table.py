@@ -12,10 +12,13 @@ import sys
 from pathlib import Path
 
 from ivy_ir.core.decompose import DECOMPOSITIONS
-from ivy_ir.dialect.spec import AttrArg, OpSpec, TensorArg, load_specs
+from ivy_ir.dialect.spec import GROUPED_CLASSES, AttrArg, OpSpec, TensorArg, load_specs
+from ivy_ir.dialect.types import CLASS_MEMBERS, DTYPES
 from lowerings import TARGETS, get_target
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "ops.md"
+CLASS_ORDER = ("any", "num", "real", "inexact", "float", "int", "intbool", "bool", "index",
+               "cond", "mask")
 
 
 def _operand(t: TensorArg) -> str:
@@ -39,11 +42,15 @@ def _attr(a: AttrArg) -> str:
     return f"`{a.name}: {kind}{'?' if a.optional else ''}`"
 
 
-def _coverage(name: str, target: str) -> str:
-    """How a target lowers the op: a native rule, its decomposition, or not at all."""
-    if name == "constant" or name in get_target(target).rules:
-        return "native"
-    return "decomposed" if name in DECOMPOSITIONS else "**missing**"
+def _coverage(s: OpSpec, target: str) -> str:
+    """How a target lowers the op: a native rule, its decomposition, or not at all; and
+    the dtypes the registry declares it cannot run the op in."""
+    if s.name == "constant" or s.name in get_target(target).rules:
+        how = "native"
+    else:
+        how = "decomposed" if s.name in DECOMPOSITIONS else "**missing**"
+    gaps = [d for d in DTYPES if d in s.unsupported.get(target, ())]
+    return f"{how} (not {', '.join(gaps)})" if gaps else how
 
 
 def _row(s: OpSpec) -> str:
@@ -51,7 +58,7 @@ def _row(s: OpSpec) -> str:
     attrs = ", ".join(_attr(a) for a in s.attrs) or "-"
     results = ("*" if s.variadic_results else "") + ", ".join(s.results)
     tags = ", ".join(sorted(s.tags)) or "-"
-    targets = " | ".join(_coverage(s.name, t) for t in TARGETS)
+    targets = " | ".join(_coverage(s, t) for t in TARGETS)
     return (f"| `ivy.{s.name}` | {operands} | {attrs} | {results} | {tags} | `{s.infer}` "
             f"| {targets} |")
 
@@ -63,12 +70,17 @@ def render() -> str:
         "",
         "Generated from `ivy_ir/dialect/ops.spec` by `scripts/gen_op_table.py`; do not edit.",
         "",
-        f"{len(specs)} ops. Operand dtype classes: any, num, float, int, intbool, bool form "
-        "one group (all such operands of an op share a dtype); index, cond and mask stand "
+        f"{len(specs)} ops. Dtypes: {', '.join(DTYPES)}. Operand dtype classes: "
+        + "; ".join(f"{c} ({', '.join(d for d in DTYPES if d in CLASS_MEMBERS[c])})"
+                    for c in CLASS_ORDER)
+        + ". Of these, " + ", ".join(c for c in CLASS_ORDER if c in GROUPED_CLASSES)
+        + " form one group (all such operands of an op share a dtype); the others stand "
         "apart. `?` marks an optional operand or attribute, `*` a variadic one. The "
         "inference rule lives in `ivy_ir/dialect/infer*.py`. The target columns form the "
         "coverage matrix: `native` is a rule in that target's lowering table, `decomposed` "
-        "goes through the op's decomposition in `ivy_ir/core/decompose.py`.",
+        "goes through the op's decomposition in `ivy_ir/core/decompose.py`; `(not ...)` "
+        "lists the dtypes the registry declares that target cannot run the op in "
+        "(`unsupported=` in ops.spec: compiling them fails with an error naming each).",
         "",
         "| op | operands | attributes | results | tags | inference | "
         + " | ".join(TARGETS) + " |",

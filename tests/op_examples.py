@@ -17,7 +17,8 @@ from xdsl.ir import Block, Region
 from ivy_ir.dialect import OP_CLASSES, SPECS, IvyOp, TensorSpec
 
 # a representative dtype of each operand dtype class
-CLASS_DTYPE = {"any": "float32", "num": "float32", "float": "float32", "mask": "bool",
+CLASS_DTYPE = {"any": "float32", "num": "float32", "real": "float32", "inexact": "float32",
+               "float": "float32", "mask": "bool",
                "int": "int32", "intbool": "int32", "index": "int64", "bool": "bool",
                "cond": "bool"}
 _SHORT = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool"}

@@ -16,6 +16,9 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+# the dtypes the references draw: the ones every framework runs with one semantics. The
+# unsigned and complex dtypes of each op's class (uint16/32/64, complex64/128) are swept
+# against NumPy by tests/dtype_sweep.py instead, where the frameworks' kernels differ
 FLOAT = ["float32", "float64"]
 INT = ["int32", "int64"]
 NUM = FLOAT + INT

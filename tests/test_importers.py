@@ -110,7 +110,7 @@ def test_cli_import_lists_unsupported_ops(tmp_path):
     (["nope.py"], "no such file: nope.py"),
     (["{path}:missing"], "defines no 'missing'"),
     (["{path}:model", "--arg", "f32(2)"], "bad --arg 'f32(2)'"),
-    (["{path}:model", "--arg", "complex64[2]"], "bad --arg 'complex64[2]'"),
+    (["{path}:model", "--arg", "complex32[2]"], "bad --arg 'complex32[2]'"),
 ])
 def test_cli_import_errors_are_clean(tmp_path, args, message):
     path = tmp_path / "prog.py"

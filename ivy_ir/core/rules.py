@@ -142,7 +142,8 @@ def expression(op: IvyOp, table: RuleTable, name_of: Callable[[SSAValue], str],
 
 
 def literal(value: Any) -> str:
-    """Python source for an attribute value; only numbers, bools, None, str and tuples."""
+    """Python source for an attribute value; only numbers, bools, None, str and tuples
+    (a complex number as a `complex(re, im)` call: inf and NaN parts stay exact)."""
     if value is None or isinstance(value, (bool, np.bool_)):
         return repr(None if value is None else bool(value))
     if isinstance(value, (int, np.integer)):
@@ -150,6 +151,8 @@ def literal(value: Any) -> str:
     if isinstance(value, (float, np.floating)):
         v = float(value)
         return repr(v) if math.isfinite(v) else f"float({str(v)!r})"
+    if isinstance(value, (complex, np.complexfloating)):
+        return f"complex({literal(value.real)}, {literal(value.imag)})"
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, (tuple, list)):

@@ -6,9 +6,10 @@ it for traced values and runs its own eager path otherwise; decompositions call 
 through `OPS`, and a `Tracer`'s operators and methods through the same function.
 
 Promotion is shared with the facade's eager path, so both agree: the operands of an
-op's dtype group are promoted to a common dtype, Python scalars adopt the dtype of
-their group, and an integer operand of a float-only op becomes float32, as the
-Ivy/torch facades do.
+op's dtype group are promoted to a common dtype (complex over real floats over
+integers), Python scalars adopt the dtype of their group (a complex scalar makes a real
+group complex), and an integer operand of a float-only (or float-or-complex) op becomes
+float32, as the Ivy/torch facades do.
 """
 
 from __future__ import annotations
@@ -21,13 +22,22 @@ from xdsl.ir import SSAValue
 
 from ..dialect import SPECS, OpSpec, TensorSpec
 from ..dialect.spec import GROUPED_CLASSES
-from ..dialect.types import CLASS_MEMBERS, FLOATS, INT64_MAX, INT64_MIN, dtype_name
+from ..dialect.types import (
+    CLASS_MEMBERS,
+    COMPLEX,
+    FLOATS,
+    INT64_MAX,
+    INT64_MIN,
+    dtype_name,
+)
 from .errors import TraceError
 from .graph import Graph
 from .locations import user_location, where
 
 DEFAULT_FLOAT = "float32"
-_DEFAULT_FOR_SCALAR = {bool: "bool", int: "int64", float: DEFAULT_FLOAT}
+DEFAULT_COMPLEX = "complex64"
+_DEFAULT_FOR_SCALAR = {bool: "bool", int: "int64", float: DEFAULT_FLOAT,
+                       complex: DEFAULT_COMPLEX}
 
 
 class Tracer:
@@ -117,7 +127,7 @@ def bind(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[l
 
 def scalar_dtype(v: Any) -> str:
     """The dtype a Python scalar (or array-like) takes when nothing else decides it."""
-    if isinstance(v, (bool, int, float)):
+    if isinstance(v, (bool, int, float, complex)):
         return _DEFAULT_FOR_SCALAR[type(v)]
     return dtype_name(np.asarray(v).dtype)
 
@@ -131,6 +141,12 @@ def _dtype_of(v: Any) -> str | None:
 
 
 def _promote(dtypes: list[str]) -> str:
+    """Floats win over integers whatever their width; complex wins over real floats, in
+    the width that holds both (complex64 with float64 gives complex128)."""
+    complexes = [d for d in dtypes if d in COMPLEX]
+    if complexes:
+        wide = "complex128" in complexes or "float64" in dtypes
+        return "complex128" if wide else "complex64"
     floats = [d for d in dtypes if d in FLOATS]
     if floats:
         return str(np.result_type(*[np.dtype(d) for d in floats])) if "bfloat16" not in floats \
@@ -150,10 +166,15 @@ def group_dtype(spec: OpSpec, operands: list[Any]) -> str | None:
     if not typed and not scalars:
         return None
     common = _promote(typed) if typed else _promote(scalars)
-    if typed and any(s == "float32" for s in scalars) and common not in FLOATS:
-        common = DEFAULT_FLOAT
+    if typed and scalars and common not in COMPLEX:
+        # a Python float scalar makes an integer group float, a complex one makes any
+        # real group complex (of the float's width)
+        if DEFAULT_COMPLEX in scalars:
+            common = "complex128" if common == "float64" else DEFAULT_COMPLEX
+        elif DEFAULT_FLOAT in scalars and common not in FLOATS:
+            common = DEFAULT_FLOAT
     classes = {a.dtype_class for a in spec.operands if a.dtype_class in GROUPED_CLASSES}
-    if common not in FLOATS and classes == {"float"}:
+    if common not in FLOATS | COMPLEX and classes <= {"float", "inexact"}:
         common = DEFAULT_FLOAT
     return common
 

@@ -28,7 +28,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from .spec import AttrArg
-from .types import DTYPES, FLOATS, TensorSpec, dtype_name, numpy_dtype
+from .types import COMPLEX, DTYPES, FLOATS, TensorSpec, dtype_name, numpy_dtype
 
 
 class AttrError(TypeError):
@@ -180,8 +180,19 @@ def print_value(printer: Printer, kind: str, attr: Attribute) -> None:
         printer.print_string(str(value))
     elif kind == "str":
         printer.print_string_literal(value)
+    elif kind == "dense" and _needs_hex(attr):
+        printer.print_string(f'dense<"0x{attr.data.data.hex().upper()}"> : ')
+        printer.print_attribute(attr.type)
     else:  # dtype and dense print as builtin attributes
         printer.print_attribute(attr)
+
+
+def _needs_hex(attr: DenseIntOrFPElementsAttr) -> bool:
+    """Complex elements with an inf or NaN part print as MLIR's hex data string: xDSL
+    prints such a part as a hex bit pattern inside `(re,im)`, which its parser refuses."""
+    if TensorSpec.from_xdsl(attr.type).dtype not in COMPLEX:
+        return False
+    return not np.isfinite(dense_value(attr)).all()
 
 
 def _parse_float(parser: Parser) -> float:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .types import FLOATS, TensorSpec
+from .types import FLOATS, REAL_OF, TensorSpec
 
 Shape = tuple[int | None, ...]
 Rule = Callable[[list[Any], dict[str, Any]], list[TensorSpec]]
@@ -94,6 +94,12 @@ def size(shape: Shape) -> int | None:
 @rule("same")
 def _same(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     return [ins[0]]
+
+
+@rule("abs")
+def _abs(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
+    """|z| of a complex z is real: complex64 gives float32, complex128 float64."""
+    return [ins[0].with_(dtype=REAL_OF.get(ins[0].dtype, ins[0].dtype))]
 
 
 @rule("predicate")

@@ -46,6 +46,9 @@ from .registry import SPECS
 from .spec import AXIS_KINDS, GROUPED_CLASSES, OpSpec
 from .types import CLASS_MEMBERS, DTYPES, TensorSpec
 
+CLASS_WORDS = {"inexact": "float or complex"}
+"""How errors name a dtype class whose name says less than its members."""
+
 INFER_RULES = {**RULES, **NN_RULES}
 """Every inference rule by the name the spec's `infer=` tag gives."""
 
@@ -342,8 +345,9 @@ def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any]) ->
             continue
         for t in value if arg.variadic else [value]:
             if t.dtype not in CLASS_MEMBERS[arg.dtype_class]:
-                raise InferError(f"{where}: operand '{arg.name}' must have a "
-                                 f"{arg.dtype_class} dtype, got {t.dtype}")
+                what = CLASS_WORDS.get(arg.dtype_class, arg.dtype_class)
+                raise InferError(f"{where}: operand '{arg.name}' must have a {what} dtype, "
+                                 f"got {t.dtype}")
             if arg.dtype_class in GROUPED_CLASSES:
                 group.append((arg.name, t.dtype))
     if len({d for _, d in group}) > 1:

@@ -18,7 +18,7 @@ from .types import DTYPES
 
 SPEC_PATH = Path(__file__).with_name("ops.spec")
 
-GROUPED_CLASSES = frozenset({"any", "num", "float", "int", "intbool", "bool"})
+GROUPED_CLASSES = frozenset({"any", "num", "real", "inexact", "float", "int", "intbool", "bool"})
 """Operand dtype classes whose operands must all share one dtype within an op."""
 TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask"}
 ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense",

@@ -10,6 +10,7 @@ import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
+    ComplexType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -26,23 +27,39 @@ DTYPES: dict[str, Attribute] = {
     "int32": IntegerType(32),
     "int64": IntegerType(64),
     "uint8": IntegerType(8, Signedness.UNSIGNED),
+    "uint16": IntegerType(16, Signedness.UNSIGNED),
+    "uint32": IntegerType(32, Signedness.UNSIGNED),
+    "uint64": IntegerType(64, Signedness.UNSIGNED),
     "float16": Float16Type(),
     "bfloat16": BFloat16Type(),
     "float32": Float32Type(),
     "float64": Float64Type(),
+    "complex64": ComplexType(Float32Type()),
+    "complex128": ComplexType(Float64Type()),
 }
 _BY_TYPE = {v: k for k, v in DTYPES.items()}
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 """As `ivy.slice` bounds: an open end (Python's `None`); the rest is slice semantics."""
 FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
-INTS = frozenset({"int8", "int16", "int32", "int64", "uint8"})
+"""The real floating dtypes."""
+UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
+INTS = frozenset({"int8", "int16", "int32", "int64"}) | UNSIGNED
+COMPLEX = frozenset({"complex64", "complex128"})
+REAL_OF = {"complex64": "float32", "complex128": "float64"}
+"""The real dtype of a complex dtype's parts (what `abs` of it gives)."""
 _ALIASES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
             "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-            "ui8": "uint8", "bool_": "bool", "float": "float32", "int": "int64"}
+            "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64",
+            "bool_": "bool", "float": "float32", "int": "int64", "complex": "complex64"}
 
 CLASS_MEMBERS: dict[str, frozenset[str]] = {
     "any": frozenset(DTYPES),
-    "num": FLOATS | INTS,
+    # the Array API's classes: numeric (complex included), real-valued (ordered: what
+    # comparisons, min/max, sorting and rounding division need) and floating-point (real
+    # or complex: the transcendental functions); `float` is real floating only
+    "num": FLOATS | INTS | COMPLEX,
+    "real": FLOATS | INTS,
+    "inexact": FLOATS | COMPLEX,
     "float": FLOATS,
     "int": INTS,
     "index": frozenset({"int32", "int64"}),

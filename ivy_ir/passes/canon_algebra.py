@@ -4,9 +4,11 @@ projections.
 Every row is exact for the dtypes it fires on, on every target, unless its comment says
 otherwise. Floats are where most identities break: `x * 0` is not 0 for NaN, inf or
 -0.0, `x - x` is NaN for inf, and `x + 0.0` turns -0.0 into +0.0 (so only `x + (-0.0)`
-and `x - 0.0` are identities). A constant must also broadcast to the other operand's
-shape and dtype: `x + zeros((4, 3))` with `x` of shape (3,) is no identity, so every row
-checks that the result has the type of the operand it keeps.
+and `x - 0.0` are identities). Complex values are floats here, and no constant row fires
+on them: complex arithmetic mixes the parts (`(inf + 0j) * 1` is `inf + nanj`), and
+`sign` is no projection (`z / |z|` of a unit `z` rounds). A constant must also broadcast
+to the other operand's shape and dtype: `x + zeros((4, 3))` with `x` of shape (3,) is no
+identity, so every row checks that the result has the type of the operand it keeps.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .canon_match import (
     Emit,
     Replacement,
     Rule,
+    is_complex,
     is_float,
     merge,
     producer,
@@ -139,6 +142,8 @@ def _constant_rows(rows: list[tuple[str, Test, Make]]) -> Rule:
     def rule(op: IvyOp, emit: Emit) -> Replacement:
         x, y = op.operands
         out = op.results[0]
+        if is_complex(out):
+            return None
         for side, test, make in rows:
             pairs = {ANY: ((x, y), (y, x)), RHS: ((x, y),), LHS: ((y, x),)}[side]
             for keep, const in pairs:
@@ -163,6 +168,8 @@ def _involution(op: IvyOp, emit: Emit) -> Replacement:
 
 
 def _projection(op: IvyOp, emit: Emit) -> Replacement:
+    if op.SPEC.name == "sign" and is_complex(source(op)):
+        return None
     return source(op) if producer(source(op), op.SPEC.name) is not None else None
 
 

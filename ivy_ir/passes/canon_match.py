@@ -21,7 +21,7 @@ from xdsl.ir import Operation, OpResult, SSAValue
 
 from ..dialect import OP_CLASSES, IvyOp, TensorSpec
 from ..dialect.attrs import dense_value
-from ..dialect.types import FLOATS, numpy_dtype
+from ..dialect.types import COMPLEX, FLOATS, numpy_dtype
 
 Replacement = SSAValue | Sequence[SSAValue] | None
 Rule = Callable[[IvyOp, "Emit"], Replacement]
@@ -62,7 +62,13 @@ def spec(value: SSAValue) -> TensorSpec:
 
 
 def is_float(value: SSAValue) -> bool:
-    return spec(value).dtype in FLOATS
+    """A real float or complex value: one that can hold NaN, inf and -0.0, which break
+    most integer identities."""
+    return spec(value).dtype in FLOATS | COMPLEX
+
+
+def is_complex(value: SSAValue) -> bool:
+    return spec(value).dtype in COMPLEX
 
 
 def producer(value: SSAValue | None, *names: str) -> IvyOp | None:

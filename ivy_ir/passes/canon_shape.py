@@ -27,7 +27,10 @@ RESHAPES = ("reshape", "squeeze", "expand_dims")
 _WIDE = {"int16", "int32", "int64", "float32", "float64"}
 LOSSLESS: dict[str, frozenset[str]] = {
     "bool": frozenset(DTYPES),
-    "uint8": frozenset(_WIDE | {"float16", "bfloat16"}),
+    "uint8": frozenset(_WIDE | {"float16", "bfloat16", "uint16", "uint32", "uint64"}),
+    "uint16": frozenset({"int32", "int64", "uint32", "uint64", "float32", "float64"}),
+    "uint32": frozenset({"int64", "uint64", "float64"}),
+    "uint64": frozenset(),
     "int8": frozenset(_WIDE | {"float16", "bfloat16"}),
     "int16": frozenset({"int32", "int64", "float32", "float64"}),
     "int32": frozenset({"int64", "float64"}),
@@ -36,9 +39,13 @@ LOSSLESS: dict[str, frozenset[str]] = {
     "bfloat16": frozenset({"float32", "float64"}),
     "float32": frozenset({"float64"}),
     "float64": frozenset(),
+    "complex64": frozenset({"complex128"}),
+    "complex128": frozenset(),
 }
 """dtype -> the dtypes that hold each of its values exactly (8-bit ints fit the 8/11
-significant bits of bfloat16/float16; int32 needs float64's 53)."""
+significant bits of bfloat16/float16; int32 needs float64's 53). Real values through
+complex are left out: casts from complex differ between frameworks (real part, or an
+error)."""
 
 
 def _full_slice(op: IvyOp, a: dict[str, Any]) -> bool:

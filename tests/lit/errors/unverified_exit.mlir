@@ -6,5 +6,5 @@ func.func @f(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
   func.return %b : tensor<2x3xi32>
 }
 
-// CHECK: ivy-opt: error: ivy.sqrt: operand 'x' must have a float dtype, got int32
+// CHECK: ivy-opt: error: ivy.sqrt: operand 'x' must have a float or complex dtype, got int32
 // CHECK-NOT: Traceback

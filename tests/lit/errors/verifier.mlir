@@ -1,12 +1,12 @@
 // Verifier errors name the op and say what is wrong, one case per chunk.
 // RUN: ivy-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-// wrong dtype class: exp takes a float operand
+// wrong dtype class: exp takes a float or complex operand
 func.func @int_exp(%a: tensor<2x3xi32>) -> tensor<2x3xi32> {
   %b = ivy.exp %a : (tensor<2x3xi32>) -> tensor<2x3xi32>
   func.return %b : tensor<2x3xi32>
 }
-// CHECK: Operation does not verify: ivy.exp: operand 'x' must have a float dtype, got int32
+// CHECK: Operation does not verify: ivy.exp: operand 'x' must have a float or complex dtype, got int32
 
 // -----
 
