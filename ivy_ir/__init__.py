@@ -1,14 +1,33 @@
 """ivy_ir: any array program in, any framework out, through one typed IR.
 
-Importing this package loads no ML framework; targets and importers import theirs
-lazily when used.
+Importing this package loads no ML framework, and not even the IR machinery (xDSL):
+the public names load their modules on first use, so that `import ivy` (the facade,
+which only needs the registry) stays fast. Targets and importers import their
+frameworks lazily when used.
 """
 
-from .api import compile, list_ops, lower, parse, trace
-from .compiled import Compiled
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from .core.errors import IRError, TraceError, UnsupportedOpsError
-from .core.module import Module
+
+_LAZY = {"compile": ".api", "list_ops": ".api", "lower": ".api", "parse": ".api",
+         "trace": ".api", "Compiled": ".compiled", "Module": ".core.module"}
 
 __all__ = ["Compiled", "IRError", "Module", "TraceError", "UnsupportedOpsError", "compile",
            "list_ops", "lower", "parse", "trace"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'ivy_ir' has no attribute '{name}'")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,16 +1,41 @@
-"""The `ivy` dialect: op classes generated from `ops.spec`, and op categories as sets."""
+"""The `ivy` dialect: op classes generated from `ops.spec`, and op categories as sets.
 
-from xdsl.ir import Dialect
+The registry (`SPECS`, the categories, `OpSpec`) needs only the spec parser; the op
+classes and the `Ivy` dialect need xDSL and load on first use of one of their names.
+"""
 
-from .fused import STRUCTURAL_OPS, FusedOp, YieldOp
-from .ops import OP_CLASSES, IvyOp, check_attrs, infer_types
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from .registry import COMMUTATIVE, COMPOSITE, ELEMENTWISE, NONDIFF, REDUCTION, SPECS
 from .spec import OpSpec
-from .types import DTYPES, TensorSpec, dtype_name
 
-# registry ops, then the structural ops of fused groups (not in the registry)
-Ivy = Dialect("ivy", [*OP_CLASSES.values(), *STRUCTURAL_OPS], [])
+_LAZY = {"FusedOp": ".fused", "YieldOp": ".fused", "STRUCTURAL_OPS": ".fused",
+         "OP_CLASSES": ".ops", "IvyOp": ".ops", "check_attrs": ".ops",
+         "infer_types": ".ops", "DTYPES": ".types", "TensorSpec": ".types",
+         "dtype_name": ".types"}
 
 __all__ = ["COMMUTATIVE", "COMPOSITE", "DTYPES", "ELEMENTWISE", "NONDIFF", "OP_CLASSES",
            "REDUCTION", "SPECS", "FusedOp", "Ivy", "IvyOp", "OpSpec", "TensorSpec", "YieldOp",
            "check_attrs", "dtype_name", "infer_types"]
+
+
+def _dialect() -> Any:
+    """The xDSL dialect: registry ops, then the structural ops of fused groups."""
+    fused = importlib.import_module(".fused", __name__)
+    ops = importlib.import_module(".ops", __name__)
+    classes = [*ops.OP_CLASSES.values(), *fused.STRUCTURAL_OPS]
+    return importlib.import_module("xdsl.ir").Dialect("ivy", classes, [])
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Ivy":
+        value = _dialect()
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    else:
+        raise AttributeError(f"module 'ivy_ir.dialect' has no attribute '{name}'")
+    globals()[name] = value
+    return value

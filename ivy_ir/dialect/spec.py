@@ -14,7 +14,7 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import VisitError
 
-from .types import DTYPES
+from .dtypes import DTYPE_NAMES
 
 SPEC_PATH = Path(__file__).with_name("ops.spec")
 
@@ -187,7 +187,7 @@ class _ToSpecs(Transformer):
         line = getattr(name, "line", 0)
         _check(str(name), operands, attrs, infer, line)
         for target, dtypes in gaps.items():
-            bad = sorted(dtypes - set(DTYPES))
+            bad = sorted(dtypes - set(DTYPE_NAMES))
             if bad:
                 raise SpecError(f"ops.spec:{line}: op '{name}': unsupported={target}: names "
                                 f"unknown dtype(s) {', '.join(bad)}")

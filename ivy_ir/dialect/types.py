@@ -20,6 +20,20 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from .dtypes import (  # noqa: F401 (re-exported: modules import dtype tables from here)
+    _ALIASES,
+    CLASS_MEMBERS,
+    COMPLEX,
+    DTYPE_NAMES,
+    FLOATS,
+    INT64_MAX,
+    INT64_MIN,
+    INTS,
+    REAL_OF,
+    UNSIGNED,
+    numpy_dtype,
+)
+
 DTYPES: dict[str, Attribute] = {
     "bool": IntegerType(1),
     "int8": IntegerType(8),
@@ -38,36 +52,7 @@ DTYPES: dict[str, Attribute] = {
     "complex128": ComplexType(Float64Type()),
 }
 _BY_TYPE = {v: k for k, v in DTYPES.items()}
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-"""As `ivy.slice` bounds: an open end (Python's `None`); the rest is slice semantics."""
-FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
-"""The real floating dtypes."""
-UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
-INTS = frozenset({"int8", "int16", "int32", "int64"}) | UNSIGNED
-COMPLEX = frozenset({"complex64", "complex128"})
-REAL_OF = {"complex64": "float32", "complex128": "float64"}
-"""The real dtype of a complex dtype's parts (what `abs` of it gives)."""
-_ALIASES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-            "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-            "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64",
-            "bool_": "bool", "float": "float32", "int": "int64", "complex": "complex64"}
-
-CLASS_MEMBERS: dict[str, frozenset[str]] = {
-    "any": frozenset(DTYPES),
-    # the Array API's classes: numeric (complex included), real-valued (ordered: what
-    # comparisons, min/max, sorting and rounding division need) and floating-point (real
-    # or complex: the transcendental functions); `float` is real floating only
-    "num": FLOATS | INTS | COMPLEX,
-    "real": FLOATS | INTS,
-    "inexact": FLOATS | COMPLEX,
-    "float": FLOATS,
-    "int": INTS,
-    "index": frozenset({"int32", "int64"}),
-    "intbool": INTS | {"bool"},
-    "bool": frozenset({"bool"}),
-    "cond": frozenset({"bool"}),
-    "mask": FLOATS | {"bool"},
-}
+assert tuple(DTYPES) == DTYPE_NAMES
 
 
 def dtype_name(dtype: Any) -> str:
@@ -87,14 +72,6 @@ def dtype_name(dtype: Any) -> str:
     if name not in DTYPES:
         raise TypeError(f"unsupported dtype {dtype!r}; supported: {', '.join(DTYPES)}")
     return name
-
-
-def numpy_dtype(name: str) -> np.dtype:
-    if name == "bfloat16":
-        import ml_dtypes  # shipped with jax and tensorflow; only needed for bf16 data
-
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(name)
 
 
 @dataclass(frozen=True)

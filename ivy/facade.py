@@ -1,0 +1,67 @@
+"""Everything the `ivy` module holds, installed on first use (see `ivy/__init__.py`):
+backend selection, the four backend namespaces, the backend-agnostic functions and
+dtype objects (which `set_backend` rebinds), and the routes into `ivy_ir`."""
+
+from __future__ import annotations
+
+import types as _types
+from typing import Any
+
+import ivy_ir as _ivy_ir
+
+from . import agnostic as _agnostic
+from . import backend as _backend
+from .backend import (
+    NAMESPACES,
+    available_backends,
+    current_backend,
+    get_backend,
+    set_backend,
+    unset_backend,
+    with_backend,
+)
+from .dtypes import DTYPE_OBJECTS as _DTYPES
+from .namespace import ALIASES as _ALIASES
+from .namespace import CONSTANTS as _CONSTANTS
+from .namespace import VERSION, _dtype_functions, _Info
+
+
+def compile(fn: Any, *, args: tuple[Any, ...] = (), target: str | None = None,
+            **options: Any) -> Any:
+    """Compile a facade function for `target` (default: the current backend)."""
+    return _ivy_ir.compile(fn, target=target or current_backend(), args=args, **options)
+
+
+def trace_graph(fn: Any, *, args: tuple[Any, ...] = (), **options: Any) -> Any:
+    """Trace a facade function into an `ivy_ir.Module` (its IR graph)."""
+    return _ivy_ir.trace(fn, args=args, source="ivy", **options)
+
+
+def _agnostic_values() -> dict[str, Any]:
+    funcs = _agnostic.FUNCTIONS
+    out: dict[str, Any] = {k: v for k, v in funcs.items() if "." not in k}
+    for ext in ("linalg", "fft"):
+        sub = _types.ModuleType(f"ivy.{ext}")
+        sub.__dict__.update({k.partition(".")[2]: v for k, v in funcs.items()
+                             if k.startswith(ext + ".")})
+        out[ext] = sub
+    out.update({alias: funcs[target] for alias, target in _ALIASES.items()})
+    out.update(_DTYPES)
+    out.update(_CONSTANTS)
+    out.update(_dtype_functions(dict(_DTYPES)))
+    out["__array_namespace_info__"] = lambda: _Info(dict(_DTYPES))
+    return out
+
+
+def install(module_globals: dict[str, Any]) -> None:
+    """Fill the `ivy` module, then the backend-agnostic values, which `set_backend`
+    rebinds in that same dict."""
+    module_globals.update(
+        available_backends=available_backends, current_backend=current_backend,
+        set_backend=set_backend, unset_backend=unset_backend, get_backend=get_backend,
+        with_backend=with_backend, set_framework=set_backend, unset_framework=unset_backend,
+        get_framework=get_backend, compile=compile, compile_fn=compile,
+        trace_graph=trace_graph, __array_api_version__=VERSION, **NAMESPACES)
+    module_globals.update(_agnostic_values())
+    module_globals["__all__"] = sorted(k for k in module_globals if not k.startswith("_"))
+    _backend.attach(module_globals, _agnostic_values())
