@@ -18,6 +18,7 @@ from ivy_ir.core.tracer import Tracer, bind, find_graph, group_dtype, record_bou
 
 from .catalogue import CATALOGUE, IGNORED_EXTRAS, FacadeFn
 from .catalogue import bind as bind_call
+from .composites import COMPOSITES
 
 DATA_DEPENDENT = frozenset({"nonzero", "unique_all", "unique_counts", "unique_inverse",
                             "unique_values"})
@@ -40,6 +41,10 @@ def record(fn: FacadeFn, bound: dict[str, Any], graph: Graph | None = None) -> A
     if fn.name in DATA_DEPENDENT:
         raise TypeError(f"ivy.{fn.name}: the shape of its result depends on the data, so "
                         "it runs eagerly only and cannot be traced or compiled")
+    if fn.name in COMPOSITES:
+        star = [bound[p.name] for p in fn.params if p.kind is p.VAR_POSITIONAL]
+        named = {p.name: bound[p.name] for p in fn.params if p.kind is not p.VAR_POSITIONAL}
+        return COMPOSITES[fn.name](*(star[0] if star else ()), **named)
     if fn.spec is None:
         raise TypeError(f"ivy.{fn.name} has no op in the ivy dialect yet, so it cannot be "
                         "traced or compiled; it runs eagerly on every backend")
