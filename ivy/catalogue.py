@@ -40,8 +40,11 @@ NOT_THE_OP = frozenset({"tensordot", "linalg.tensordot", "cumulative_sum",
 (`tensordot(axes=2)` vs `axes_x`/`axes_y`, `include_initial`): their tracing form is a
 composite (`composites.py`), their eager form the backend's own."""
 
-PAPER_SIGNATURES = {"to_numpy": "x, /", "to_native": "x, /"}
-"""Functions of the 2021 API with no counterpart in the standard or the registry."""
+PAPER_SIGNATURES = {"to_numpy": "x, /", "to_native": "x, /",
+                    "scatter_nd": "indices, updates, /, shape"}
+"""Functions of the 2021 API with no counterpart in the standard, or whose 2021 form
+differs from the registry op's (`scatter_nd` into zeros of `shape`; the op itself,
+scattering into an array, is `ivy.ops.scatter_nd`)."""
 
 IGNORED_EXTRAS = frozenset({"device", "copy", "stable"})
 """Standard parameters that never change a result's values."""

@@ -45,10 +45,10 @@ class OneOpCache:
         arrays: list[Any] = []
         key: list[Any] = [name]
         for p, v in bound.items():
-            if p in fn.operands and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
+            if p in fn.arrays and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
                 arrays.extend(v)
                 key.append((p, len(v), tuple(_spec(i) for i in v)))
-            elif p in fn.operands and _is_array(v):
+            elif p in fn.arrays and _is_array(v):
                 arrays.append(v)
                 key.append((p, _spec(v)))
             else:
@@ -67,9 +67,9 @@ class OneOpCache:
             it = iter(xs)
             call = {}
             for p, v in bound.items():
-                if p in fn.operands and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
+                if p in fn.arrays and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
                     call[p] = [next(it) for _ in v]
-                elif p in fn.operands and _is_array(v):
+                elif p in fn.arrays and _is_array(v):
                     call[p] = next(it)
                 else:
                     call[p] = v

@@ -126,7 +126,14 @@ def trace(x: Any, offset: int = 0, dtype: Any = None) -> Any:
     return O.sum(diag, axis=[-1])
 
 
+def scatter_nd(indices: Any, updates: Any, shape: Any) -> Any:
+    """The 2021 form: `updates` scattered into zeros of `shape`."""
+    base = O.zeros(shape=list(shape), dtype=updates.dtype)
+    return O.scatter_nd(base, indices, updates)
+
+
 COMPOSITES: dict[str, Callable[..., Any]] = {
+    "scatter_nd": scatter_nd,
     "matrix_transpose": matrix_transpose, "linalg.matrix_transpose": matrix_transpose,
     "moveaxis": moveaxis, "unstack": unstack, "broadcast_arrays": broadcast_arrays,
     "positive": positive, "tensordot": tensordot, "linalg.tensordot": tensordot,

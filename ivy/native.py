@@ -32,6 +32,7 @@ from ivy_ir.core.rules import Rule
 
 from .catalogue import CATALOGUE, IGNORED_EXTRAS, FacadeFn
 from .compiled_ops import OneOpCache
+from .composites import COMPOSITES
 from .spellings import BACKENDS, Backend
 
 _FORMATTER = string.Formatter()
@@ -113,7 +114,7 @@ def body_of(fn: FacadeFn, backend: Backend, target: Any, namespace: Any) -> tupl
         return rendered, "rule"
     if backend.passthrough and _resolves(namespace, fn.name):
         return f"{backend.ns}.{fn.name}({_call_args(fn)})", "namespace"
-    if fn.spec is not None:
+    if fn.spec is not None or fn.name in COMPOSITES:
         return f"_via_ir({fn.name!r}, {_packed(fn)})", "ir"
     return f"_missing({fn.name!r})", "missing"
 

@@ -200,3 +200,13 @@ def test_importing_and_setting_a_backend_load_only_that_framework(backend):
     # what the framework itself imports (TensorFlow imports JAX where it is installed)
     alone = loaded(f"import {backend}") if backend else "[]"
     assert loaded(f"import ivy\n{setting}") == alone
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax", "torch", "tensorflow"])
+def test_2021_scatter_nd_and_gather_nd(backend):
+    with getattr(ivy, backend).use:
+        indices = ivy.asarray([[0, 1], [2, 0]])
+        out = ivy.scatter_nd(indices, ivy.asarray([5., 7.]), (3, 2))
+        assert isinstance(out, NATIVE[backend])
+        close(out, [[0, 5], [0, 0], [7, 0]])
+        close(ivy.gather_nd(out, indices), [5, 7])
