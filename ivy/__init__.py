@@ -12,6 +12,7 @@ first use of a name (`ivy/facade.py`); setting a backend loads that framework on
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 
@@ -26,6 +27,8 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__") and name not in ("__array_namespace_info__",
                                               "__array_api_version__", "__all__"):
         raise AttributeError(name)
+    if (Path(__file__).parent / f"{name}.py").exists():
+        raise AttributeError(name)  # a submodule being imported (`from . import native`)
     try:
         return _load()[name]
     except KeyError:

@@ -111,7 +111,8 @@ def _exports(name: str, gen: Any) -> dict[str, Any]:
     out.update(CONSTANTS)
     out.update(_dtype_functions(natives))
     out["__array_api_version__"] = VERSION
-    out["__array_namespace_info__"] = lambda: _Info(natives)
+    device = _DEVICES[name](gen.env)
+    out["__array_namespace_info__"] = lambda: _Info(natives, device)
     out["__functions__"] = {**funcs, **{a: funcs[t] for a, t in ALIASES.items()}}
     return out
 
@@ -152,20 +153,30 @@ def _dtype_functions(natives: dict[str, Any]) -> dict[str, Callable[..., Any]]:
             "can_cast": can_cast, "isdtype": isdtype}
 
 
-class _Info:
-    """`__array_namespace_info__()`: what this backend offers (CPU only here)."""
+_DEVICES: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "numpy": lambda env: "cpu",
+    "jax": lambda env: env["jax"].devices("cpu")[0],
+    "torch": lambda env: env["torch"].device("cpu"),
+    "tensorflow": lambda env: "/job:localhost/replica:0/task:0/device:CPU:0",
+}
+"""The CPU as each framework names it (what its arrays' `.device` compares equal to)."""
 
-    def __init__(self, natives: dict[str, Any]):
+
+class _Info:
+    """`__array_namespace_info__()`: what this backend offers (its CPU only, here)."""
+
+    def __init__(self, natives: dict[str, Any], device: Any = "cpu"):
         self._natives = natives
+        self._device = device
 
     def capabilities(self) -> dict[str, Any]:
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
-    def default_device(self) -> str:
-        return "cpu"
+    def default_device(self) -> Any:
+        return self._device
 
-    def devices(self) -> list[str]:
-        return ["cpu"]
+    def devices(self) -> list[Any]:
+        return [self._device]
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
         return {k: self._natives[v] for k, v in DEFAULTS.items()}

@@ -51,10 +51,10 @@ def render_rule(fn: FacadeFn, rule: Rule | None, ns: str) -> str | None:
     fields.update(zip((a.name for a in fn.spec.operands), fn.operands))
     kinds = {a.name: a.kind for a in fn.spec.attrs}
     for attr, param in fn.attrs:
-        fields[attr] = f"_dt({param})" if kinds[attr] == "dtype" else param
+        fields[attr] = _dtype_expr(param) if kinds[attr] == "dtype" else param
     names = {p.name for p in fn.params}
     if "dtype" in names:
-        fields["out_dtype"] = "_dt(dtype)"
+        fields["out_dtype"] = _dtype_expr("dtype")
     if "shape" in names:
         fields["out_shape"] = "shape"
     used = {f for _, f, _, _ in _FORMATTER.parse(rule) if f}
@@ -63,6 +63,11 @@ def render_rule(fn: FacadeFn, rule: Rule | None, ns: str) -> str | None:
     text = rule.format(**fields)
     needed = {p.name for p in fn.params} - IGNORED_EXTRAS
     return text if all(_mentions(text, n) for n in needed) else None
+
+
+def _dtype_expr(param: str) -> str:
+    """The native dtype of a `dtype` argument; the usual None costs no call."""
+    return f"(None if {param} is None else _dt({param}))"
 
 
 def _mentions(text: str, name: str) -> bool:

@@ -1,6 +1,6 @@
 """PyTorch's spellings of the standard functions (see `spellings.py`): expressions over
 the function's parameter names, calling `torch` and the kernels of
-`spellings_torch_kernels.py` (bound here with a leading underscore).
+`spellings_torch_kernels.py` (by the names in its `KERNELS`, with a leading underscore).
 
 torch's own functions already follow the standard for most arguments; the spellings
 exist for where they do not (the kernels module lists how). Each elementwise function
@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import spellings_torch_kernels as K
+from . import spellings_torch_kernels as _first
+from . import spellings_torch_more as _more
 
 
 def _binary(name: str, call: str) -> str:
@@ -41,8 +42,7 @@ BINARY = {
     "maximum": "torch.maximum", "minimum": "torch.minimum", "multiply": "torch.multiply",
     "nextafter": "torch.nextafter", "not_equal": "torch.ne", "pow": "torch.pow",
     "remainder": "_remainder", "subtract": "torch.subtract",
-    "matmul": "torch.matmul", "linalg.matmul": "torch.matmul", "outer": "torch.outer",
-    "linalg.outer": "torch.outer",
+    "matmul": "torch.matmul", "linalg.matmul": "torch.matmul", "linalg.outer": "torch.outer",
 }
 """Standard functions of two arrays (or an array and a Python scalar) that promote."""
 
@@ -72,12 +72,14 @@ TORCH_SPELLINGS: dict[str, str] = {
     "zeros": "torch.zeros(shape, dtype=_dt(dtype) or torch.float64, device=device)",
     "zeros_like": "torch.zeros_like(x, dtype=_dt(dtype), device=device)",
     "astype": "x.to(device=device, dtype=_dt(dtype), copy=copy)",
+    **{n: f"torch.{n}(x, k) if _computed(x.dtype) else _numpy_fallback({n!r}, x, k=k)"
+       for n in ("tril", "triu")},
     # elementwise
     **{name: _binary(name, call) for name, call in BINARY.items()},
     **{name: _unary(name, call) for name, call in UNARY_INTEGRAL.items()},
     "conj": "torch.conj_physical(x)",
     **{n: f"torch.{n}(x) if not x.is_complex() else _{n}_complex(x)"
-       for n in ("expm1", "log1p", "acos")},
+       for n in ("expm1", "log1p", "acos", "tanh")},
     "real": "torch.real(x)",
     "imag": "torch.imag(x)",
     "signbit": "torch.signbit(x)",
@@ -97,7 +99,7 @@ TORCH_SPELLINGS: dict[str, str] = {
     "repeat": "_repeat(x, repeats, axis)",
     "reshape": "torch.reshape(x, shape) if copy is None else _reshape(x, shape, copy)",
     "roll": "torch.roll(x, shift, axis)",
-    "squeeze": "torch.squeeze(x, axis)",
+    "squeeze": "_squeeze(x, axis)",
     "unstack": "torch.unbind(x, axis)",
     "matrix_transpose": "x.mT",
     "linalg.matrix_transpose": "x.mT",
@@ -112,7 +114,7 @@ TORCH_SPELLINGS: dict[str, str] = {
     "unique_all": "_unique_all(x)",
     "unique_counts": "_unique_counts(x)",
     "unique_inverse": "_unique_inverse(x)",
-    "unique_values": "torch.unique(x)",
+    "unique_values": "_unique_values(x)",
     # statistics
     "max": _REDUCE.format(name="max", call="torch.amax"),
     "min": _REDUCE.format(name="min", call="torch.amin"),
@@ -127,20 +129,20 @@ TORCH_SPELLINGS: dict[str, str] = {
                       "include_initial)",
     "cumulative_prod": "_cumulative('cumulative_prod', torch.cumprod, x, axis, _dt(dtype), "
                        "include_initial)",
-    "diff": "torch.diff(x, n=n, dim=axis, prepend=prepend, append=append)",
+    "diff": "_diff(x, axis, n, prepend, append)",
     # linear algebra
     "tensordot": "_tensordot(x1, x2, axes)",
     "linalg.tensordot": "_tensordot(x1, x2, axes)",
     "vecdot": "_vecdot(x1, x2, axis)",
     "linalg.vecdot": "_vecdot(x1, x2, axis)",
     "linalg.cholesky": "torch.linalg.cholesky(x, upper=upper)",
-    "linalg.cross": "torch.linalg.cross(*_pair(x1, x2), dim=axis)",
+    "linalg.cross": "_cross(x1, x2, axis)",
     "linalg.det": "torch.linalg.det(x)",
     "linalg.diagonal": "torch.diagonal(x, offset, -2, -1)",
     "linalg.eigh": "torch.linalg.eigh(x)",
     "linalg.eigvalsh": "torch.linalg.eigvalsh(x)",
     "linalg.inv": "torch.linalg.inv(x)",
-    "linalg.matrix_norm": "_matrix_norm(x, keepdims, ord)",
+    "linalg.matrix_norm": "torch.linalg.matrix_norm(x, ord=ord, keepdim=keepdims)",
     "linalg.matrix_power": "torch.linalg.matrix_power(x, n)",
     "linalg.matrix_rank": "torch.linalg.matrix_rank(x, rtol=rtol)",
     "linalg.pinv": "torch.linalg.pinv(x, rtol=rtol)",
@@ -163,21 +165,18 @@ TORCH_SPELLINGS: dict[str, str] = {
 
 TORCH_SKIP_RULES: frozenset[str] = frozenset()
 
+_KERNEL_FUNCTIONS = {**vars(_first), **vars(_more)}
+
 TORCH_KERNELS: dict[str, Callable[..., Any]] = {
-    "_computed": K.COMPUTED.__getitem__,
-    "_binary": K.binary, "_pair": K.pair, "_numpy_fallback": K.numpy_fallback,
-    "_asarray": K.asarray, "_arange": K.arange, "_eye": K.eye, "_full": K.full,
-    "_linspace": K.linspace, "_from_dlpack": K.from_dlpack,
-    "_expm1_complex": K.expm1_complex, "_log1p_complex": K.log1p_complex,
-    "_acos_complex": K.acos_complex, "_nonzero": K.nonzero,
-    "_floor_divide": K.floor_divide, "_remainder": K.remainder, "_round": K.round_,
-    "_clip": K.clip, "_where": K.where,
-    "_concat": K.concat, "_stack": K.stack, "_flip": K.flip, "_repeat": K.repeat,
-    "_reshape": K.reshape, "_take": K.take, "_take_along_axis": K.take_along_axis,
-    "_reduce": K.reduce, "_truth": K.truth, "_count_nonzero": K.count_nonzero,
-    "_sum": K.sum_, "_prod": K.prod, "_cumulative": K.cumulative, "_trace": K.trace,
-    "_searchsorted": K.searchsorted, "_unique_all": K.unique_all,
-    "_unique_counts": K.unique_counts, "_unique_inverse": K.unique_inverse,
-    "_tensordot": K.tensordot, "_vecdot": K.vecdot, "_solve": K.solve,
-    "_matrix_norm": K.matrix_norm, "_vector_norm": K.vector_norm,
+    "_computed": _first.COMPUTED.__getitem__,
+    **{"_" + name.rstrip("_"): _KERNEL_FUNCTIONS[name] for name in (
+        "binary", "numpy_fallback", "asarray", "full", "arange", "eye", "linspace",
+        "from_dlpack", "floor_divide", "remainder", "expm1_complex", "log1p_complex",
+        "acos_complex", "tanh_complex", "round_", "clip", "where", "reduce", "truth",
+        "count_nonzero", "sum_", "prod", "cumulative", "trace", "nonzero", "searchsorted",
+        "unique_values", "unique_all", "unique_counts", "unique_inverse", "squeeze", "diff",
+        "reshape", "flip", "take", "take_along_axis", "repeat", "concat", "stack", "solve",
+        "vecdot", "cross", "tensordot", "vector_norm")},
 }
+"""What the spellings call, by the names they call it (`sum_` as `_sum`)."""
+

@@ -9,7 +9,8 @@ Where torch and the standard part ways:
   operands of different dtypes are promoted on the standard's lattice (`dtypes.py`)
   and Python scalars take the array's dtype, as the standard says;
 - uint16/uint32/uint64: torch stores them but has almost no kernels for them, so
-  functions on them run on the NumPy backend (CPU) and come back as tensors;
+  functions on them run on NumPy 2 (which follows the standard) on the CPU and come
+  back as tensors on the operands' device;
 - accumulations (`sum`, `prod`, `cumulative_*`, `trace`) of unsigned integers give the
   default unsigned integer (uint64), which torch computes in int64 (same bits);
 - reducing no axes (`axis=()`) reduces nothing, where torch reads `dim=()` as all.
@@ -99,6 +100,7 @@ def scalar_dtype(value: Any) -> Any:
     raise TypeError(f"expected a Python scalar, got {type(value).__name__}")
 
 
+@functools.cache
 def promote(a: Any, b: Any) -> Any:
     """The standard's promotion of two dtypes (torch's where it defines none)."""
     try:
@@ -142,8 +144,19 @@ def pair(x1: Any, x2: Any) -> tuple[Tensor, Tensor]:
                     f"{type(x2).__name__}")
 
 
+_TAKES_SCALAR = frozenset({
+    "add", "subtract", "multiply", "divide", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "pow", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_left_shift", "bitwise_right_shift", "copysign"})
+"""Functions whose torch call takes a Python scalar second and, where its kind fits the
+tensor's dtype, keeps that dtype (as the standard asks) without making a tensor of it."""
+
+
 def binary(name: str, fn: Any, x1: Any, x2: Any) -> Tensor:
     """`fn` on promoted operands (the spellings' path for all but same-dtype tensors)."""
+    if (type(x2) in _SCALARS and name in _TAKES_SCALAR and isinstance(x1, torch.Tensor)
+            and _fits(x2, x1.dtype) and not lacks(x1.dtype)):
+        return fn(x1, x2)
     a, b = pair(x1, x2)
     if lacks(a.dtype):
         return numpy_fallback(name, a, b)
@@ -222,8 +235,6 @@ def _python_kind(obj: Any, depth: int = 0) -> int:
     return -1
 
 
-
-
 _KIND_DTYPE = ("bool", "int64", "float64", "complex128")
 
 
@@ -236,7 +247,19 @@ def asarray(obj: Any, dtype: Any, device: Any, copy: Any) -> Tensor:
             dtype = getattr(torch, _KIND_DTYPE[kind])
             if kind == 1:
                 _check_int64(obj)
-    return torch.asarray(obj, dtype=dtype, device=device, copy=copy)
+    try:
+        return torch.asarray(obj, dtype=dtype, device=device, copy=copy)
+    except TypeError:
+        if not isinstance(obj, (list, tuple)):
+            raise
+    # torch reads no uint64 0-d tensors inside sequences: their Python values then
+    return torch.asarray(_items(obj), dtype=dtype, device=device, copy=copy)
+
+
+def _items(obj: Any) -> Any:
+    if isinstance(obj, (list, tuple)):
+        return [_items(i) for i in obj]
+    return obj.item() if isinstance(obj, torch.Tensor) else obj
 
 
 def _check_int64(obj: Any) -> None:
@@ -271,7 +294,9 @@ def arange(start: Any, stop: Any, step: Any, dtype: Any, device: Any) -> Tensor:
 def eye(n_rows: int, n_cols: Any, k: int, dtype: Any, device: Any) -> Tensor:
     n_cols = n_rows if n_cols is None else n_cols
     dtype = dtype or torch.float64
-    if k == 0:
+    if k >= n_cols or -k >= n_rows:  # no diagonal in range (k may pass int64's)
+        return torch.zeros(n_rows, n_cols, dtype=dtype, device=device)
+    if k == 0 and not lacks(dtype):
         return torch.eye(n_rows, n_cols, dtype=dtype, device=device)
     rows = torch.arange(n_rows, device=device)[:, None]
     return (torch.arange(n_cols, device=device) - rows == k).to(dtype)
@@ -281,12 +306,29 @@ def linspace(start: Any, stop: Any, num: int, dtype: Any, device: Any,
              endpoint: bool) -> Tensor:
     """Computed in double precision, then cast; `endpoint=False` drops the last of
     num + 1 points (torch always includes `stop`)."""
+    if isinstance(start, torch.Tensor) or isinstance(stop, torch.Tensor):
+        return _linspace_arrays(start, stop, num, dtype, device, endpoint)
     cplx = isinstance(start, complex) or isinstance(stop, complex) or (
         dtype is not None and dtype.is_complex)
     work = torch.complex128 if cplx else torch.float64
     out = torch.linspace(start, stop, num if endpoint else num + 1, dtype=work,
                          device=device)
     return (out if endpoint else out[:-1]).to(dtype or work)
+
+
+def _linspace_arrays(start: Any, stop: Any, num: int, dtype: Any, device: Any,
+                     endpoint: bool) -> Tensor:
+    """Array ends (the Ivy papers' use, as NumPy's `axis=-1`): the points of each pair
+    of elements along a new last axis."""
+    lo, hi = pair(start, stop)
+    work = lo.dtype if lo.is_floating_point() or lo.is_complex() else torch.float64
+    lo, hi = lo.to(work), hi.to(work)
+    steps = torch.arange(num, dtype=work, device=device or lo.device)
+    div = num - 1 if endpoint else num
+    out = lo[..., None] + (hi - lo)[..., None] * (steps / div if div > 0 else steps * 0)
+    if endpoint and num > 1:
+        out[..., -1] = hi
+    return out.to(dtype or work)
 
 
 def from_dlpack(x: Any, device: Any, copy: Any) -> Tensor:
@@ -317,8 +359,9 @@ def remainder(a: Tensor, b: Tensor) -> Tensor:
 
 def expm1_complex(x: Tensor) -> Tensor:
     """Non-finite inputs as `exp(x) - 1`, whose special values (C99's) the standard
-    gives; torch's complex expm1 makes them NaN."""
-    return torch.where(torch.isfinite(x), torch.expm1(x), torch.exp(x) - 1)
+    gives (torch's complex expm1 makes them NaN); expm1(-0 + 0j) is +0 + 0j."""
+    out = torch.where(torch.isfinite(x), torch.expm1(x), torch.exp(x) - 1)
+    return torch.where(x == 0, torch.complex(torch.zeros_like(x.real), x.imag), out)
 
 
 def log1p_complex(x: Tensor) -> Tensor:
@@ -332,9 +375,20 @@ def acos_complex(x: Tensor) -> Tensor:
     return torch.where(x == 0, torch.complex(out.real, -x.imag), out)
 
 
+def tanh_complex(x: Tensor) -> Tensor:
+    """tanh(+-inf + yj) for finite y is +-1 + 0j with 0 signed as y (the standard);
+    torch signs the zero as sin(2y), as C99 does."""
+    out = torch.tanh(x)
+    edge = torch.isinf(x.real) & torch.isfinite(x.imag)
+    fixed = torch.complex(torch.sign(x.real), torch.copysign(torch.zeros_like(x.imag), x.imag))
+    return torch.where(edge, fixed, out)
+
+
 def nonzero(x: Tensor) -> tuple[Tensor, ...]:
     if x.ndim == 0:
         raise ValueError("nonzero: a 0-d array has no axes to index")
+    if lacks(x.dtype):
+        return numpy_fallback("nonzero", x)
     return torch.nonzero(x, as_tuple=True)
 
 
@@ -363,219 +417,3 @@ def where(condition: Any, x1: Any, x2: Any) -> Tensor:
     if lacks(a.dtype):
         return numpy_fallback("where", condition, a, b)
     return torch.where(condition, a, b)
-
-
-# ---- reductions and scans -------------------------------------------------------------
-
-def _axes(x: Tensor, axis: Any, keepdims: bool) -> tuple[Tensor, Any, bool]:
-    """Reducing no axes reduces a new unit axis (torch reads `dim=()` as all)."""
-    if axis == () or axis == []:
-        return x.unsqueeze(-1), -1, False
-    return x, axis, keepdims
-
-
-def reduce(name: str, fn: Any, x: Tensor, axis: Any, keepdims: bool,
-           **kwargs: Any) -> Tensor:
-    """`fn(x, dim=axis, keepdim=keepdims)`: max, min, mean, var, std, argmax, argmin."""
-    if lacks(x.dtype):
-        return numpy_fallback(name, x, axis=axis, keepdims=keepdims, **kwargs)
-    x, axis, keepdims = _axes(x, axis, keepdims)
-    return fn(x, dim=axis, keepdim=keepdims, **kwargs)
-
-
-def truth(fn: Any, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
-    """`all`/`any` always give bool (torch gives uint8 for uint8)."""
-    x, axis, keepdims = _axes(x if x.dtype is torch.bool else x != 0, axis, keepdims)
-    return fn(x, dim=axis, keepdim=keepdims)
-
-
-def count_nonzero(x: Tensor, axis: Any, keepdims: bool) -> Tensor:
-    x, axis, keepdims = _axes(x != 0, axis, keepdims)
-    return torch.sum(x, dim=axis, keepdim=keepdims, dtype=torch.int64)
-
-
-def _work(x: Tensor, dtype: Any) -> tuple[Tensor, Any, Any]:
-    """`x` in the dtype an accumulation computes in, that dtype, and the result's."""
-    out_dtype = accumulation_dtype(x.dtype, dtype)
-    work = _compute_dtype(out_dtype)
-    return (x if x.dtype is work else x.to(work)), work, out_dtype
-
-
-def sum_(x: Tensor, axis: Any, dtype: Any, keepdims: bool) -> Tensor:
-    x, work, out_dtype = _work(x, dtype)
-    x, axis, keepdims = _axes(x, axis, keepdims)
-    out = torch.sum(x, dim=axis, keepdim=keepdims, dtype=work)
-    return out if out.dtype is out_dtype else out.to(out_dtype)
-
-
-def prod(x: Tensor, axis: Any, dtype: Any, keepdims: bool) -> Tensor:
-    """torch.prod reduces one dim (or all) at a time."""
-    x, work, out_dtype = _work(x, dtype)
-    x, axis, keepdims = _axes(x, axis, keepdims)
-    if axis is None:
-        out = torch.prod(x, dtype=work)
-        if keepdims:
-            out = out.reshape((1,) * x.ndim)
-    else:
-        out = x
-        for a in sorted({a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis)},
-                        reverse=True):
-            out = torch.prod(out, dim=a, keepdim=keepdims, dtype=work)
-    return out if out.dtype is out_dtype else out.to(out_dtype)
-
-
-def cumulative(name: str, fn: Any, x: Tensor, axis: Any, dtype: Any,
-               include_initial: bool) -> Tensor:
-    """`cumulative_sum`/`_prod`: `axis` may be None for 1-d input; `include_initial`
-    starts with the identity (0 or 1)."""
-    if axis is None:
-        if x.ndim != 1:
-            raise ValueError(f"{name}: axis is required for {x.ndim}-d input")
-        axis = 0
-    x, work, out_dtype = _work(x, dtype)
-    out = fn(x, dim=axis, dtype=work)
-    if include_initial:
-        shape = list(out.shape)
-        shape[axis] = 1
-        init = torch.full(shape, 0 if fn is torch.cumsum else 1, dtype=work,
-                          device=out.device)
-        out = torch.cat([init, out], dim=axis)
-    return out if out.dtype is out_dtype else out.to(out_dtype)
-
-
-def trace(x: Tensor, offset: int, dtype: Any) -> Tensor:
-    x, work, out_dtype = _work(x, dtype)
-    out = torch.diagonal(x, offset, -2, -1).sum(-1, dtype=work)
-    return out if out.dtype is out_dtype else out.to(out_dtype)
-
-
-# ---- searching, sets, manipulation ----------------------------------------------------
-
-def unique_all(x: Tensor) -> UniqueAll:
-    """torch gives no first-occurrence indices: the least flat index per value."""
-    values, inverse, counts = torch.unique(x, return_inverse=True, return_counts=True)
-    flat = inverse.reshape(-1)
-    first = torch.full((values.shape[0],), flat.shape[0], dtype=torch.int64,
-                       device=x.device)
-    first = first.scatter_reduce(0, flat, torch.arange(flat.shape[0], device=x.device),
-                                 "amin")
-    return UniqueAll(values, first, inverse.reshape(x.shape), counts)
-
-
-def unique_counts(x: Tensor) -> UniqueCounts:
-    return UniqueCounts(*torch.unique(x, return_counts=True))
-
-
-def unique_inverse(x: Tensor) -> UniqueInverse:
-    values, inverse = torch.unique(x, return_inverse=True)
-    return UniqueInverse(values, inverse.reshape(x.shape))
-
-
-def searchsorted(x1: Tensor, x2: Any, side: str, sorter: Any) -> Tensor:
-    a, b = pair(x1, x2)
-    if lacks(a.dtype):
-        return numpy_fallback("searchsorted", a, b, side=side, sorter=sorter)
-    return torch.searchsorted(a, b, side=side, sorter=sorter)
-
-
-def reshape(x: Tensor, shape: Any, copy: Any) -> Tensor:
-    """`copy=True` always copies; `copy=False` never does (ValueError where it must)."""
-    if copy:
-        return torch.reshape(x, shape).clone()
-    try:
-        return x.view(shape)
-    except RuntimeError as exc:
-        raise ValueError(f"reshape: cannot reshape without a copy ({exc})") from None
-
-
-def flip(x: Tensor, axis: Any) -> Tensor:
-    dims = tuple(range(x.ndim)) if axis is None else (axis,) if isinstance(axis, int) \
-        else axis
-    if lacks(x.dtype):
-        return numpy_fallback("flip", x, axis=axis)
-    return torch.flip(x, dims)
-
-
-def take(x: Tensor, indices: Tensor, axis: Any) -> Tensor:
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    return x[(slice(None),) * (axis % x.ndim) + (indices,)]
-
-
-def take_along_axis(x: Tensor, indices: Tensor, axis: int) -> Tensor:
-    if indices.dtype is not torch.int64:
-        indices = indices.long()
-    if lacks(x.dtype):
-        return numpy_fallback("take_along_axis", x, indices, axis=axis)
-    return torch.take_along_dim(x, indices, dim=axis)
-
-
-def repeat(x: Tensor, repeats: Any, axis: Any) -> Tensor:
-    if isinstance(repeats, torch.Tensor) and repeats.dtype is not torch.int64:
-        repeats = repeats.long()
-    return torch.repeat_interleave(x, repeats, dim=axis)
-
-
-def concat(arrays: Any, axis: Any) -> Tensor:
-    arrays = list(arrays)
-    if any(lacks(a.dtype) for a in arrays):
-        return numpy_fallback("concat", arrays, axis=axis)
-    dtype = arrays[0].dtype
-    for a in arrays[1:]:
-        if a.dtype is not dtype:
-            dtype = promote(dtype, a.dtype)
-    arrays = [a if a.dtype is dtype else a.to(dtype) for a in arrays]
-    if axis is None:
-        return torch.cat([a.reshape(-1) for a in arrays])
-    return torch.cat(arrays, dim=axis)
-
-
-def stack(arrays: Any, axis: int) -> Tensor:
-    arrays = list(arrays)
-    dtype = arrays[0].dtype
-    for a in arrays[1:]:
-        if a.dtype is not dtype:
-            dtype = promote(dtype, a.dtype)
-    return torch.stack([a if a.dtype is dtype else a.to(dtype) for a in arrays], dim=axis)
-
-
-# ---- linear algebra -------------------------------------------------------------------
-
-def solve(x1: Tensor, x2: Tensor) -> Tensor:
-    """`x2` is one vector only when 1-d; torch also reads a stack of M vectors as such
-    when it has one dim fewer than `x1`."""
-    a, b = pair(x1, x2)
-    if b.ndim == 1:
-        return torch.linalg.solve(a, b.unsqueeze(-1)).squeeze(-1)
-    if b.ndim == a.ndim - 1:
-        b = b.unsqueeze(0)
-    return torch.linalg.solve(a, b)
-
-
-def vecdot(x1: Tensor, x2: Tensor, axis: int) -> Tensor:
-    """conj(x1) . x2 over `axis`; torch's vecdot takes no integers."""
-    a, b = pair(x1, x2)
-    if a.is_floating_point() or a.is_complex():
-        return torch.linalg.vecdot(a, b, dim=axis)
-    if lacks(a.dtype):
-        return numpy_fallback("vecdot", a, b, axis=axis)
-    a, b = torch.broadcast_tensors(a, b)
-    return torch.sum(a * b, dim=axis, dtype=a.dtype)
-
-
-def tensordot(x1: Tensor, x2: Tensor, axes: Any) -> Tensor:
-    a, b = pair(x1, x2)
-    if lacks(a.dtype):
-        return numpy_fallback("tensordot", a, b, axes=axes)
-    if not isinstance(axes, int):
-        axes = [list(axes[0]), list(axes[1])]
-    return torch.tensordot(a, b, dims=axes)
-
-
-def matrix_norm(x: Tensor, keepdims: bool, ord: Any) -> Tensor:  # noqa: A002
-    return torch.linalg.matrix_norm(x, ord=ord, keepdim=keepdims)
-
-
-def vector_norm(x: Tensor, axis: Any, keepdims: bool, ord: Any) -> Tensor:  # noqa: A002
-    x, axis, keepdims = _axes(x, axis, keepdims)
-    return torch.linalg.vector_norm(x, ord, dim=axis, keepdim=keepdims)
