@@ -109,11 +109,13 @@ def _exports(name: str, gen: Any) -> dict[str, Any]:
     out.update({alias: funcs[target] for alias, target in ALIASES.items()})
     out.update(natives)
     out.update(CONSTANTS)
-    out.update(_dtype_functions(natives))
+    dtype_functions = _dtype_functions(natives)
+    out.update(dtype_functions)
     out["__array_api_version__"] = VERSION
     device = _DEVICES[name](gen.env)
     out["__array_namespace_info__"] = lambda: _Info(natives, device)
-    out["__functions__"] = {**funcs, **{a: funcs[t] for a, t in ALIASES.items()}}
+    out["__functions__"] = {**funcs, **{a: funcs[t] for a, t in ALIASES.items()},
+                            **dtype_functions}
     return out
 
 

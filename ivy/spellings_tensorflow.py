@@ -16,10 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .spellings_tensorflow_kernels import KERNELS
+from . import (
+    spellings_tensorflow_elementwise,
+    spellings_tensorflow_fft,
+    spellings_tensorflow_kernels,
+    spellings_tensorflow_linalg,
+    spellings_tensorflow_reduce,
+)
 
 _FLOAT_UNARY = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
-                "log", "reciprocal", "sin", "sinh", "sqrt", "square", "tan")
+                "reciprocal", "sin", "sinh", "sqrt", "square", "tan")
 """Element-wise functions TF has under the same name in `tf.math`, for every dtype the
 standard gives them (floating point; `square` also integers)."""
 
@@ -34,7 +40,7 @@ _KERNEL_CALLS = {
     # element-wise, one array: dtypes TF has no kernel for, or no TF function at all
     **{n: f"_{n}(x)" for n in (
         "abs", "bitwise_invert", "ceil", "expm1", "floor", "imag", "isfinite", "isinf",
-        "isnan", "log1p", "log2", "log10", "logical_not", "negative", "positive", "real",
+        "isnan", "log", "log1p", "log2", "log10", "logical_not", "negative", "positive", "real",
         "round", "sign", "signbit", "tanh", "trunc")},
     # reductions: axis None, an int, a tuple or (); keepdims
     **{n: f"_{n}(x, axis, keepdims)" for n in (
@@ -132,4 +138,12 @@ TENSORFLOW_SPELLINGS: dict[str, str] = {
 
 TENSORFLOW_SKIP_RULES: frozenset[str] = frozenset()
 
-TENSORFLOW_KERNELS: dict[str, Callable[..., Any]] = KERNELS
+TENSORFLOW_KERNELS: dict[str, Callable[..., Any]] = {
+    name: value
+    for module in (spellings_tensorflow_kernels, spellings_tensorflow_elementwise,
+                   spellings_tensorflow_linalg, spellings_tensorflow_reduce,
+                   spellings_tensorflow_fft)
+    for name, value in vars(module).items()
+    if name.startswith("_") and not name.startswith("__") and callable(value)
+    and not isinstance(value, type)}
+"""What the spellings may call by name (every private function of the kernel files)."""

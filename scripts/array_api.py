@@ -39,7 +39,10 @@ def run(backend: str, suite: Path, max_examples: int, extra: list[str]) -> dict:
                "-p", "no:cacheprovider", f"--max-examples={max_examples}",
                "--disable-deadline", "-q", "-W", "ignore", "--json-report",
                f"--json-report-file={report}", *extra]
-        subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=False)
+        # from an empty folder: Hypothesis keeps failing examples in `.hypothesis/` of the
+        # working directory and replays them first, which would mix backends and runs
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        subprocess.run(cmd, cwd=tmp, env=env, stdout=subprocess.DEVNULL, check=False)
         return json.loads(report.read_text())
 
 
