@@ -13,7 +13,7 @@ the argument types, then calls the same function). Goals: mean overhead <= 1% gl
 
     .venv/bin/python benchmarks/facade_overhead.py [--rounds 25] [--backends numpy,torch]
 
-Writes benchmarks/results/facade_overhead.json and .png.
+Writes benchmarks/results/facade_overhead.json, and a .png where matplotlib is installed.
 """
 
 from __future__ import annotations
@@ -114,7 +114,11 @@ def measure(backend: str, rounds: int) -> list[dict[str, Any]]:
 
 
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        print("(matplotlib is not installed: no PNG)")
+        return
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     backends = sorted({r["backend"] for r in rows})

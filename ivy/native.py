@@ -49,9 +49,8 @@ def render_rule(fn: FacadeFn, rule: Rule | None, ns: str) -> str | None:
             return None  # the rule assumes a value where the standard lets it be inferred
     fields: dict[str, str] = {"ns": ns}
     fields.update(zip((a.name for a in fn.spec.operands), fn.operands))
-    kinds = {a.name: a.kind for a in fn.spec.attrs}
     for attr, param in fn.attrs:
-        fields[attr] = _dtype_expr(param) if kinds[attr] == "dtype" else param
+        fields[attr] = _dtype_expr(param) if registry[attr].kind == "dtype" else param
     names = {p.name for p in fn.params}
     if "dtype" in names:
         fields["out_dtype"] = _dtype_expr("dtype")
@@ -135,7 +134,7 @@ def _resolves(namespace: Any, dotted: str) -> bool:
 
 def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
     """The functions of backend `name` (imports that framework) keyed by facade name,
-    plus `SOURCE` (the generated code) and `ORIGIN` (where each body came from)."""
+    plus `source` (the generated code) and `origin` (where each body came from)."""
     backend = BACKENDS[name]
     target = lowerings.get_target(name)
     env: dict[str, Any] = {}
