@@ -109,7 +109,14 @@ BATCHED_LINSPACE = ("{ns}.linspace(start, stop, num, endpoint=endpoint, dtype=_d
 """`linspace` between array endpoints (the 2021 API's batched form: samples along a new
 last axis); scalar endpoints give the standard's 1-D result."""
 
+def _as_lists(ns: str) -> dict[str, str]:
+    """The standard returns lists where NumPy and JAX return tuples."""
+    return {"meshgrid": f"list({ns}.meshgrid(*arrays, indexing=indexing))",
+            "broadcast_arrays": f"list({ns}.broadcast_arrays(*arrays))"}
+
+
 NUMPY_SPELLINGS = {
+    **_as_lists("np"),
     "linspace": BATCHED_LINSPACE.format(ns="np"),
     # NumPy's diff takes no None for prepend/append (its default is a sentinel)
     "diff": ("np.diff(x, n, axis, **{k: v for k, v in (('prepend', prepend), "
@@ -122,7 +129,8 @@ BACKENDS: dict[str, Backend] = {
     "numpy": Backend("numpy", "", "np", ("numpy",), _numpy_like,
                      passthrough=True, own_spellings=NUMPY_SPELLINGS),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
-                   own_spellings={"linspace": BATCHED_LINSPACE.format(ns="jnp")}),
+                   own_spellings={"linspace": BATCHED_LINSPACE.format(ns="jnp"),
+                                  **_as_lists("jnp")}),
     "torch": Backend("torch", "", "torch", ("torch",), _torch, own_spellings=TORCH_SPELLINGS,
                      kernels=TORCH_KERNELS, skip_rules=TORCH_SKIP_RULES),
     "tensorflow": Backend("tensorflow", "import tensorflow.experimental.numpy as tnp\n",
