@@ -39,7 +39,8 @@ BINARY = ["add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", 
 REDUCE = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin"]
 NATIVE_NAMES = {
     "torch": {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
-              "atanh": "arctanh", "pow": "pow", "max": "amax", "min": "amin"},
+              "atanh": "arctanh", "pow": "pow", "max": "amax", "min": "amin", "equal": "eq",
+              "not_equal": "ne", "sign": "sgn"},
     "tensorflow": {"negative": "negative", "pow": "pow", "max": "reduce_max",
                    "min": "reduce_min", "sum": "reduce_sum", "prod": "reduce_prod",
                    "mean": "reduce_mean", "std": "reduce_std", "var": "reduce_variance"},
@@ -47,8 +48,8 @@ NATIVE_NAMES = {
 """The native function each benchmarked ivy function calls, where not the same name."""
 
 
-def _framework(backend: str) -> tuple[Callable[[str], Any], Callable[[np.ndarray], Any],
-                                      Callable[[Any], Any]]:
+def _framework(backend: str) -> tuple[Callable[[str], Any | None],
+                                      Callable[[np.ndarray], Any], Callable[[Any], Any]]:
     """(native function of an ivy name, array maker, result sync) for a backend."""
     names = NATIVE_NAMES.get(backend, {})
     if backend == "numpy":
@@ -64,7 +65,7 @@ def _framework(backend: str) -> tuple[Callable[[str], Any], Callable[[np.ndarray
 
     def find(n: str) -> Any:
         n = names.get(n, n)
-        return getattr(tf.math, n, None) or getattr(tnp, n)
+        return getattr(tf.math, n, None) or getattr(tnp, n, None)
     return find, tf.convert_to_tensor, lambda y: y
 
 
@@ -90,6 +91,8 @@ def measure(backend: str, rounds: int) -> list[dict[str, Any]]:
     rows = []
     for name, raw in _cases(backend):
         native = native_of(name)
+        if native is None:
+            continue  # no single native function to compare with (TF has no trunc)
         args = tuple(make(a) for a in raw)
         ivy.set_backend(backend)
         bound = getattr(ivy, name)
