@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ivy_ir.core.graph import Graph
 from ivy_ir.core.tracer import Tracer, bind, find_graph, group_dtype, record_bound
 
 from .catalogue import CATALOGUE, IGNORED_EXTRAS, FacadeFn
 from .catalogue import bind as bind_call
 from .composites import COMPOSITES
+from .dtypes import dtype_name
 
 DATA_DEPENDENT = frozenset({"nonzero", "unique_all", "unique_counts", "unique_inverse",
                             "unique_values"})
@@ -35,9 +35,8 @@ def is_traced(values: Any) -> bool:
     return False
 
 
-def record(fn: FacadeFn, bound: dict[str, Any], graph: Graph | None = None) -> Any:
-    """Record `fn` called with `bound` (parameter name -> value) into the tracers' graph
-    (or `graph`, for a call without array operands)."""
+def record(fn: FacadeFn, bound: dict[str, Any]) -> Any:
+    """Record `fn` called with `bound` (parameter name -> value) into the tracers' graph."""
     if fn.name in DATA_DEPENDENT:
         raise TypeError(f"ivy.{fn.name}: the shape of its result depends on the data, so "
                         "it runs eagerly only and cannot be traced or compiled")
@@ -54,24 +53,20 @@ def record(fn: FacadeFn, bound: dict[str, Any], graph: Graph | None = None) -> A
     for extra in fn.extras:
         value = bound[extra]
         if extra == "dtype" and value is not None:
-            operands[0] = _record(CATALOGUE["astype"], {"x": operands[0], "dtype": value})
+            astype = CATALOGUE["astype"]
+            operands[0] = record(astype, bind_call(astype, (operands[0], value), {}))
         elif extra not in IGNORED_EXTRAS and value != fn.signature.parameters[extra].default:
             raise TypeError(f"ivy.{fn.name}: tracing does not support {extra}={value!r} yet")
     defaults = {a.name: a for a in spec.attrs}
     attrs = {attr: bound[param] for attr, param in fn.attrs
              if not (bound[param] is None and not defaults[attr].optional)}
-    if "dtype" in attrs:
-        attrs["dtype"] = str(attrs["dtype"]) if isinstance(attrs["dtype"], str) else attrs["dtype"]
+    if "dtype" in attrs:  # any framework's dtype object (set_backend rebinds ivy.float32)
+        attrs["dtype"] = dtype_name(attrs["dtype"]) or attrs["dtype"]
     operands, attrs = bind(spec, tuple(operands), attrs)
-    graph = find_graph(operands) or graph
+    graph = find_graph(operands)
     if graph is None:
         raise TypeError(f"ivy.{fn.name}: no traced argument")  # only reached by misuse
     return record_bound(spec, graph, operands, attrs, group_dtype(spec, operands))
-
-
-def _record(fn: FacadeFn, bound: dict[str, Any]) -> Any:
-    full = bind_call(fn, (), bound)
-    return record(fn, full)
 
 
 def function(fn: FacadeFn) -> Callable[..., Any]:

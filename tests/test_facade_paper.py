@@ -168,6 +168,11 @@ def test_tracing_while_a_backend_is_set():
     c = ivy_ir.compile(f, target="torch", args=(torch.as_tensor(x),))
     assert "ivy.clip" in c.ir and "ivy.sum" in c.ir
     got = c(torch.as_tensor(x))
+    # the standard's dtype= of a reduction, and torch's own dtype objects, traced
+    c2 = ivy_ir.compile(lambda a: ivy.astype(ivy.sum(a, 0, dtype=ivy.float64), ivy.float32),
+                        target="torch", args=(torch.as_tensor(x),))
+    assert c2.ir.count("ivy.astype") == 2
+    assert c2(torch.as_tensor(x)).dtype == torch.float32
     ivy.unset_backend()
     assert isinstance(got, torch.Tensor) and got.tolist() == [5.0, 5.0]
     c = ivy_ir.compile(f, target="jax", args=(jnp.asarray(x),))
