@@ -18,7 +18,7 @@ import numpy as np
 from ivy_ir import api
 from ivy_ir.dialect.types import numpy_dtype
 
-from .catalogue import CATALOGUE
+from .catalogue import CATALOGUE, FacadeFn
 from .dtypes import dtype_name
 from .tracing import record
 
@@ -44,37 +44,41 @@ class OneOpCache:
         fn = CATALOGUE[name]
         arrays: list[Any] = []
         key: list[Any] = [name]
-        for p, v in bound.items():
-            if p in fn.arrays and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
-                arrays.extend(v)
-                key.append((p, len(v), tuple(_spec(i) for i in v)))
-            elif p in fn.arrays and _is_array(v):
-                arrays.append(v)
-                key.append((p, _spec(v)))
-            else:
+        for p, count in _slots(fn, bound):
+            v = bound[p]
+            if count is None:
                 key.append((p, _frozen(v)))
+            else:
+                items = [v] if count == 0 else list(v)
+                arrays.extend(items)
+                key.append((p, count, tuple(_spec(i) for i in items)))
         sig = tuple(key)
         compiled = self.compiled.get(sig)
         if compiled is None:
-            compiled = self.compiled[sig] = self._compile(name, bound, arrays)
+            compiled = self.compiled[sig] = self._compile(fn, bound, arrays)
         return compiled(*arrays)
 
-    def _compile(self, name: str, bound: dict[str, Any], arrays: list[Any]) -> Any:
-        fn = CATALOGUE[name]
+    def _compile(self, fn: FacadeFn, bound: dict[str, Any], arrays: list[Any]) -> Any:
         examples = [np.zeros(tuple(a.shape), _numpy_dtype(a)) for a in arrays]
 
         def program(*xs: Any) -> Any:
             it = iter(xs)
-            call = {}
-            for p, v in bound.items():
-                if p in fn.arrays and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
-                    call[p] = [next(it) for _ in v]
-                elif p in fn.arrays and _is_array(v):
-                    call[p] = next(it)
-                else:
-                    call[p] = v
+            call = {p: bound[p] if count is None else next(it) if count == 0
+                    else [next(it) for _ in range(count)] for p, count in _slots(fn, bound)}
             return record(fn, call)
         return api.compile(program, target=self.backend, args=tuple(examples), source="ivy")
+
+
+def _slots(fn: FacadeFn, bound: dict[str, Any]) -> list[tuple[str, int | None]]:
+    """Each parameter with how it holds arrays: None (a static value), 0 (one array) or
+    the length of its list of arrays."""
+    out: list[tuple[str, int | None]] = []
+    for p, v in bound.items():
+        if p in fn.arrays and isinstance(v, (list, tuple)) and any(map(_is_array, v)):
+            out.append((p, len(v)))
+        else:
+            out.append((p, 0 if p in fn.arrays and _is_array(v) else None))
+    return out
 
 
 def _spec(a: Any) -> tuple[Any, ...]:
