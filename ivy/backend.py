@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy
+
 from .namespace import BackendNamespace, tracing_functions
 
 NAMES = ("numpy", "jax", "torch", "tensorflow")
@@ -102,18 +104,20 @@ BackendNamespace.selector = staticmethod(with_backend)
 
 def infer(values: Any) -> str | None:
     """The framework of the arrays among `values` by type name (None: none found);
-    TypeError when two frameworks meet. Tracers win over NumPy arrays and scalars,
-    which they take as constants."""
+    TypeError when two frameworks meet (NumPy is one: torch takes no NumPy operand).
+    Tracers win over every array, which they take as a constant."""
     found: str | None = None
     for v in values:
         root = _ROOTS.get(type(v).__module__.partition(".")[0])
         if root is None and isinstance(v, (list, tuple)) and v:
             root = infer(v)
-        if root is None or root == found:
+        elif root == "numpy" and isinstance(v, numpy.generic):
+            continue  # a NumPy scalar goes with any framework, as a Python scalar does
+        if root is None or root == found or found == "ivy_ir":
             continue
-        if found is None or found == "numpy":
+        if found is None or root == "ivy_ir":
             found = root
-        elif root != "numpy":
+        else:
             raise TypeError(f"arrays of two frameworks in one call ({found} and {root}); "
                             "convert one of them first (ivy.asarray, ivy.to_native)")
     return found

@@ -183,6 +183,8 @@ def test_arrays_of_two_frameworks_are_refused():
     with pytest.raises(TypeError, match="two frameworks.*(torch and tensorflow|tensorflow and"
                        " torch)"):
         ivy.add(torch.ones(2), tf.ones(2))
+    with pytest.raises(TypeError, match=r"two frameworks in one call \(torch and numpy\)"):
+        ivy.concat([torch.ones(2), np.ones(2)])
     with pytest.raises(ValueError, match="unknown backend 'mxnet'"):
         ivy.set_backend("mxnet")
 
