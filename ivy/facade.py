@@ -4,7 +4,6 @@ dtype objects (which `set_backend` rebinds), and the routes into `ivy_ir`."""
 
 from __future__ import annotations
 
-import types as _types
 from typing import Any
 
 import ivy_ir as _ivy_ir
@@ -21,9 +20,7 @@ from .backend import (
     with_backend,
 )
 from .dtypes import DTYPE_OBJECTS as _DTYPES
-from .namespace import ALIASES as _ALIASES
-from .namespace import CONSTANTS as _CONSTANTS
-from .namespace import VERSION, _dtype_functions, _Info
+from .namespace import VERSION, namespace_values
 
 
 def compile(fn: Any, *, args: tuple[Any, ...] = (), target: str | None = None,
@@ -37,22 +34,6 @@ def trace_graph(fn: Any, *, args: tuple[Any, ...] = (), **options: Any) -> Any:
     return _ivy_ir.trace(fn, args=args, source="ivy", **options)
 
 
-def _agnostic_values() -> dict[str, Any]:
-    funcs = _agnostic.FUNCTIONS
-    out: dict[str, Any] = {k: v for k, v in funcs.items() if "." not in k}
-    for ext in ("linalg", "fft"):
-        sub = _types.ModuleType(f"ivy.{ext}")
-        sub.__dict__.update({k.partition(".")[2]: v for k, v in funcs.items()
-                             if k.startswith(ext + ".")})
-        out[ext] = sub
-    out.update({alias: funcs[target] for alias, target in _ALIASES.items()})
-    out.update(_DTYPES)
-    out.update(_CONSTANTS)
-    out.update(_dtype_functions(dict(_DTYPES)))
-    out["__array_namespace_info__"] = lambda: _Info(dict(_DTYPES))
-    return out
-
-
 def install(module_globals: dict[str, Any]) -> None:
     """Fill the `ivy` module, then the backend-agnostic values, which `set_backend`
     rebinds in that same dict."""
@@ -62,6 +43,8 @@ def install(module_globals: dict[str, Any]) -> None:
         with_backend=with_backend, set_framework=set_backend, unset_framework=unset_backend,
         get_framework=get_backend, compile=compile, compile_fn=compile,
         trace_graph=trace_graph, __array_api_version__=VERSION, **NAMESPACES)
-    module_globals.update(_agnostic_values())
+    agnostic = namespace_values("ivy", _agnostic.FUNCTIONS, dict(_DTYPES))
+    del agnostic["__functions__"]  # inference dispatches to backends, never to these
+    module_globals.update(agnostic)
     module_globals["__all__"] = sorted(k for k in module_globals if not k.startswith("_"))
-    _backend.attach(module_globals, _agnostic_values())
+    _backend.attach(module_globals, agnostic)

@@ -97,23 +97,28 @@ class BackendNamespace(types.ModuleType):
 
 
 def _exports(name: str, gen: Any) -> dict[str, Any]:
-    funcs: dict[str, Any] = dict(gen.functions)
     dtypes = gen.env["_DTYPES"]
     natives = {n: dtypes[n] for n in dtypes if isinstance(n, str)}
+    return namespace_values(f"ivy.{name}", gen.functions, natives, _DEVICES[name](gen.env))
+
+
+def namespace_values(module: str, funcs: dict[str, Callable[..., Any]],
+                     dtypes: dict[str, Any], device: Any = "cpu") -> dict[str, Any]:
+    """What a namespace holds, from its functions (dotted names for extensions) and
+    dtype objects: the backends' and, with ivy's own dtypes, the agnostic `ivy`."""
     out: dict[str, Any] = {k: v for k, v in funcs.items() if "." not in k}
     for ext in ("linalg", "fft"):
-        sub = types.ModuleType(f"ivy.{name}.{ext}")
+        sub = types.ModuleType(f"{module}.{ext}")
         sub.__dict__.update({k.partition(".")[2]: v for k, v in funcs.items()
                              if k.startswith(ext + ".")})
         out[ext] = sub
     out.update({alias: funcs[target] for alias, target in ALIASES.items()})
-    out.update(natives)
+    out.update(dtypes)
     out.update(CONSTANTS)
-    dtype_functions = _dtype_functions(natives)
+    dtype_functions = _dtype_functions(dtypes)
     out.update(dtype_functions)
     out["__array_api_version__"] = VERSION
-    device = _DEVICES[name](gen.env)
-    out["__array_namespace_info__"] = lambda: _Info(natives, device)
+    out["__array_namespace_info__"] = lambda: _Info(dtypes, device)
     out["__functions__"] = {**funcs, **{a: funcs[t] for a, t in ALIASES.items()},
                             **dtype_functions}
     return out
