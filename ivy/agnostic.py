@@ -1,9 +1,11 @@
 """The backend-agnostic functions: what `ivy.<fn>` is while no backend is set.
 
-Each is two lines, as in the 2021 paper: pick the backend (`f=`/`backend=`, else the
-arguments' framework by type name, tracers selecting the tracing functions, else
+Each does what the 2021 paper's two lines do: pick the backend (`f=`/`backend=`, else
+the arguments' framework by type name, tracers selecting the tracing functions, else
 NumPy), then call that backend's function. Generated once from the catalogue, with the
-standard's signature plus `f` and `backend`.
+standard's signature plus `f` and `backend`. Since the pick depends on the argument
+types alone, each function keeps a small table from those types to the function
+picked (`backend.dispatch` fills it): a repeated call is one lookup and one call.
 """
 
 from __future__ import annotations
@@ -12,27 +14,40 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .backend import pick
+from .backend import dispatch, pick
 from .catalogue import CATALOGUE, FacadeFn
 from .native import _call_args, _py_name
 
 
-def _source(fn: FacadeFn) -> str:
+def _source(fn: FacadeFn, cache: str) -> str:
     P = inspect.Parameter
     sig = fn.signature.replace(parameters=[
         *fn.params, P("f", P.KEYWORD_ONLY, default=None),
         P("backend", P.KEYWORD_ONLY, default=None)])
-    arrays = [f"*{p}" if fn.signature.parameters[p].kind is P.VAR_POSITIONAL else p
-              for p in fn.arrays]
+    params = fn.signature.parameters
+    star = any(params[p].kind is P.VAR_POSITIONAL for p in fn.arrays)
+    arrays = [f"*{p}" if params[p].kind is P.VAR_POSITIONAL else p for p in fn.arrays]
     values = f"({', '.join(arrays)},)" if arrays else "()"
-    return (f"def {_py_name(fn.name)}{sig}:\n"
-            f"    return _pick(backend if f is None else f, {values})"
-            f"[{fn.name!r}]({_call_args(fn)})\n")
+    call = _call_args(fn)
+    head = f"def {_py_name(fn.name)}{sig}:\n"
+    if not arrays or star:
+        return (head + f"    return _pick(backend if f is None else f, {values})"
+                f"[{fn.name!r}]({call})\n")
+    key = (f"type({arrays[0]})" if len(arrays) == 1
+           else "(" + ", ".join(f"type({a})" for a in arrays) + ")")
+    return (head + "    if f is None and backend is None:\n"
+            f"        g = {cache}.get({key})\n"
+            "        if g is not None:\n"
+            f"            return g({call})\n"
+            f"    return _dispatch({cache}, {fn.name!r}, backend if f is None else f, "
+            f"{values})({call})\n")
 
 
 def _build() -> dict[str, Callable[..., Any]]:
-    env: dict[str, Any] = {"_pick": pick}
-    source = "\n".join(_source(fn) for fn in CATALOGUE.values())
+    env: dict[str, Any] = {"_pick": pick, "_dispatch": dispatch}
+    caches = {fn.name: f"_types_{i}" for i, fn in enumerate(CATALOGUE.values())}
+    env.update({c: {} for c in caches.values()})
+    source = "\n".join(_source(fn, caches[fn.name]) for fn in CATALOGUE.values())
     exec(compile(source, "<ivy agnostic functions>", "exec"), env)  # noqa: S102 (ours)
     out = {}
     for name in CATALOGUE:

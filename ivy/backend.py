@@ -8,7 +8,8 @@ Three ways to pick the framework a call runs on, as the 2021 paper has them:
 - per call: `ivy.clip(x, 0, 1, f='torch')` (or `f=ivy.torch`, `backend=`);
 - by inference: with nothing set, the backend-agnostic function reads the arguments'
   type names (no framework is imported to do so) and calls that backend's function;
-  tracers of `ivy_ir` select the tracing functions.
+  tracers of `ivy_ir` select the tracing functions. The choice is a function of the
+  argument types alone, so each agnostic function remembers it per tuple of types.
 
 `ivy.numpy`, `ivy.torch`, `ivy.jax`, `ivy.tensorflow` are the namespaces themselves;
 each builds its functions (and imports its framework) on first use.
@@ -131,4 +132,15 @@ def pick(f: Any, values: tuple[Any, ...]) -> dict[str, Callable[..., Any]]:
     root = infer(values)
     if root == "ivy_ir":
         return tracing_functions()
-    return NAMESPACES[root or "numpy"].functions
+    return NAMESPACES[root or "numpy"].eager
+
+
+def dispatch(cache: dict[Any, Callable[..., Any]], name: str, f: Any,
+             values: tuple[Any, ...]) -> Callable[..., Any]:
+    """`pick(f, values)[name]`, remembered in `cache` under the arguments' types when
+    those alone decide it (no `f`, no list whose items would), so that the next call
+    on the same types costs one dict lookup: the inference fast path."""
+    chosen = pick(f, values)[name]
+    if f is None and not any(isinstance(v, (list, tuple)) for v in values):
+        cache[type(values[0]) if len(values) == 1 else tuple(map(type, values))] = chosen
+    return chosen

@@ -69,8 +69,15 @@ class BackendNamespace(types.ModuleType):
 
     @property
     def functions(self) -> dict[str, Callable[..., Any]]:
-        """Facade name (dotted for extensions) -> function; what inference dispatches to."""
+        """Facade name (dotted for extensions) -> function; what `f=` dispatches to."""
         return self._build()["__functions__"]
+
+    @property
+    def eager(self) -> dict[str, Callable[..., Any]]:
+        """The same, for arguments known to be this framework's arrays (no tracer):
+        the framework's own function itself wherever ours only passes the arguments
+        on, which is what inference dispatches to."""
+        return self._build()["__eager__"]
 
     def exports(self) -> dict[str, Any]:
         """Name -> value, as `set_backend` binds them into `ivy`."""
@@ -92,6 +99,7 @@ class BackendNamespace(types.ModuleType):
         if self._built is None:
             gen = native.build(self.backend_name, _retry)
             self._built = _exports(self.backend_name, gen)
+            self._built["__eager__"] = _eager(self._built["__functions__"], gen)
             self._built.update(source=gen.source, origin=gen.origin)
         return self._built
 
@@ -100,6 +108,13 @@ def _exports(name: str, gen: Any) -> dict[str, Any]:
     dtypes = gen.env["_DTYPES"]
     natives = {n: dtypes[n] for n in dtypes if isinstance(n, str)}
     return namespace_values(f"ivy.{name}", gen.functions, natives, _DEVICES[name](gen.env))
+
+
+def _eager(functions: dict[str, Callable[..., Any]], gen: Any) -> dict[str, Callable[..., Any]]:
+    """`functions` with each generated function that only passes its arguments on
+    replaced by the callable it passes them to (aliases included)."""
+    by_function = {id(gen.functions[n]): f for n, f in gen.eager.items()}
+    return {n: by_function.get(id(f), f) for n, f in functions.items()}
 
 
 def namespace_values(module: str, funcs: dict[str, Callable[..., Any]],

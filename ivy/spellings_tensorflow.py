@@ -58,9 +58,41 @@ _KERNEL_CALLS = {
     **{f"fft.{n}": f"_{n}(x, axes)" for n in ("fftshift", "ifftshift")},
 }
 
+_FAST_UNARY = {n: n for n in ("abs", "negative", "sign", "expm1", "log1p", "log", "tanh",
+                                "floor", "ceil", "round")}
+_FAST_UNARY.update(isnan="is_nan", isinf="is_inf", isfinite="is_finite")
+"""Kernels that are one `tf.math` call for real floats."""
+_FAST_BINARY = {n: "" for n in ("add", "subtract", "multiply", "equal", "not_equal", "less",
+                                 "less_equal", "greater", "greater_equal")}
+_FAST_BINARY.update(maximum=" and _kind[x1.dtype] != 'b'", minimum=" and _kind[x1.dtype] != 'b'")
+"""Kernels that are one `tf.math` call for two tensors of one dtype (and the condition
+on that dtype where there is one)."""
+_AXIS = "(axis is None or type(axis) is int)"
+_FAST = {
+    **{n: f"tf.math.{f}(x) if _is_tensor[type(x)] and _kind[x.dtype] == 'f' else {_KERNEL_CALLS[n]}"
+       for n, f in _FAST_UNARY.items()},
+    **{n: f"tf.math.{n}(x1, x2) if _is_tensor[type(x1)] and type(x1) is type(x2) and "
+          f"x1.dtype is x2.dtype{cond} else {_KERNEL_CALLS[n]}"
+       for n, cond in _FAST_BINARY.items()},
+    **{n: f"tf.math.reduce_{n}(x, axis, keepdims) if _is_tensor[type(x)] and {_AXIS} and "
+          f"_kind[x.dtype] != 'b' else {_KERNEL_CALLS[n]}" for n in ("max", "min", "mean")},
+    **{n: f"tf.math.reduce_{n}(x, axis, keepdims) if _is_tensor[type(x)] and dtype is None "
+          f"and {_AXIS} and _kind[x.dtype] == 'f' else {_KERNEL_CALLS[n]}"
+       for n in ("sum", "prod")},
+    **{n: f"tf.math.{n}(x, axis) if _is_tensor[type(x)] and type(axis) is int and not "
+          f"keepdims else {_KERNEL_CALLS[n]}" for n in ("argmax", "argmin")},
+    **{n: f"tf.math.reduce_{r}(x, axis, keepdims) if _is_tensor[type(x)] and correction == 0 "
+          f"and {_AXIS} and _kind[x.dtype] == 'f' else {_KERNEL_CALLS[n]}"
+       for n, r in (("std", "std"), ("var", "variance"))},
+}
+"""Where the common call (tensors, real floats, one axis) is one TF call with the
+standard's semantics: that call, else the kernel. The kernels give the same values on
+that path; the test pays two dict lookups instead of two Python frames."""
+
 TENSORFLOW_SPELLINGS: dict[str, str] = {
     **{n: f"tf.math.{n}(_arr(x))" for n in _FLOAT_UNARY},
     **_KERNEL_CALLS,
+    **_FAST,
     # creation: the namespace's default dtypes (float64, int64), not TF's
     "arange": "_arange(start, stop, step, _dt(dtype))",
     "asarray": "_asarray(obj, _dt(dtype), copy)",
@@ -146,4 +178,7 @@ TENSORFLOW_KERNELS: dict[str, Callable[..., Any]] = {
     for name, value in vars(module).items()
     if name.startswith("_") and not name.startswith("__") and callable(value)
     and not isinstance(value, type)}
-"""What the spellings may call by name (every private function of the kernel files)."""
+TENSORFLOW_KERNELS.update(_kind=spellings_tensorflow_kernels.KINDS,
+                          _is_tensor=spellings_tensorflow_kernels.IS_TENSOR)
+"""What the spellings may call by name (every private function of the kernel files, and
+the dtype-kind and tensor-type tables of the fast paths)."""

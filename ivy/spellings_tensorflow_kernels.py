@@ -39,6 +39,29 @@ class _Lazy:
 tf: Any = _Lazy("tensorflow")
 
 
+class _Kinds(dict):
+    """TF dtype -> its kind: 'b'ool, 'i'nt, 'u'int, 'f'loat, 'c'omplex; filled on first
+    sight of each dtype, so the spellings' fast paths test a dtype with one C lookup."""
+
+    def __missing__(self, dtype: Any) -> str:
+        kind = ("b" if dtype.is_bool else "u" if dtype.is_unsigned else "i" if dtype.is_integer
+                else "c" if dtype.is_complex else "f")
+        self[dtype] = kind
+        return kind
+
+
+class _IsTensor(dict):
+    """Python type -> whether it is a tf.Tensor (eager or symbolic), filled likewise."""
+
+    def __missing__(self, cls: type) -> bool:
+        value = self[cls] = issubclass(cls, tf.Tensor)
+        return value
+
+
+KINDS = _Kinds()
+IS_TENSOR = _IsTensor()
+
+
 class _TF:
     """The TF function at `path` under `tf`, looked up on its first call (so that the
     tables below can name TF functions before TF is imported)."""

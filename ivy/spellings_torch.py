@@ -52,7 +52,13 @@ UNARY_INTEGRAL = {
 }
 """Functions of one array that take integers, so meet the dtypes torch lacks."""
 
-_REDUCE = "_reduce({name!r}, {call}, x, axis, keepdims)"
+_REDUCE = ("{call}(x, axis, keepdims) if ({none}type(axis) is int) and _computed(x.dtype) "
+           "else _reduce({name!r}, {call}, x, axis, keepdims)")
+"""torch's reduction itself for one axis (or all, where torch reads None so), else the
+kernel (no axes, tuples of axes, the dtypes torch lacks)."""
+_ACCUMULATE = ("torch.{n}(x, axis, keepdims) if type(axis) is int and dtype is None and "
+               "_inexact[x.dtype] else _{n}(x, axis, _dt(dtype), keepdims)")
+"""`sum`/`prod` of floats along one axis keep the dtype, as torch does; integers widen."""
 
 TORCH_SPELLINGS: dict[str, str] = {
     # creation: the facade's default dtypes (float64, int64, complex128), not torch's
@@ -106,8 +112,8 @@ TORCH_SPELLINGS: dict[str, str] = {
     # indexing, searching, sets, sorting
     "take": "_take(x, indices, axis)",
     "take_along_axis": "_take_along_axis(x, indices, axis)",
-    "argmax": _REDUCE.format(name="argmax", call="torch.argmax"),
-    "argmin": _REDUCE.format(name="argmin", call="torch.argmin"),
+    "argmax": _REDUCE.format(name="argmax", call="torch.argmax", none=""),
+    "argmin": _REDUCE.format(name="argmin", call="torch.argmin", none=""),
     "count_nonzero": "_count_nonzero(x, axis, keepdims)",
     "nonzero": "_nonzero(x)",
     "searchsorted": "_searchsorted(x1, x2, side, sorter)",
@@ -116,13 +122,17 @@ TORCH_SPELLINGS: dict[str, str] = {
     "unique_inverse": "_unique_inverse(x)",
     "unique_values": "_unique_values(x)",
     # statistics
-    "max": _REDUCE.format(name="max", call="torch.amax"),
-    "min": _REDUCE.format(name="min", call="torch.amin"),
-    "mean": _REDUCE.format(name="mean", call="torch.mean"),
-    "std": "_reduce('std', torch.std, x, axis, keepdims, correction=correction)",
-    "var": "_reduce('var', torch.var, x, axis, keepdims, correction=correction)",
-    "sum": "_sum(x, axis, _dt(dtype), keepdims)",
-    "prod": "_prod(x, axis, _dt(dtype), keepdims)",
+    "max": _REDUCE.format(name="max", call="torch.amax", none="axis is None or "),
+    "min": _REDUCE.format(name="min", call="torch.amin", none="axis is None or "),
+    "mean": _REDUCE.format(name="mean", call="torch.mean", none="axis is None or "),
+    "std": "torch.std(x, axis, correction=correction, keepdim=keepdims) if type(axis) is int "
+           "and _computed(x.dtype) else _reduce('std', torch.std, x, axis, keepdims, "
+           "correction=correction)",
+    "var": "torch.var(x, axis, correction=correction, keepdim=keepdims) if type(axis) is int "
+           "and _computed(x.dtype) else _reduce('var', torch.var, x, axis, keepdims, "
+           "correction=correction)",
+    "sum": _ACCUMULATE.format(n="sum"),
+    "prod": _ACCUMULATE.format(n="prod"),
     "all": "_truth(torch.all, x, axis, keepdims)",
     "any": "_truth(torch.any, x, axis, keepdims)",
     "cumulative_sum": "_cumulative('cumulative_sum', torch.cumsum, x, axis, _dt(dtype), "
@@ -169,6 +179,7 @@ _KERNEL_FUNCTIONS = {**vars(_first), **vars(_more)}
 
 TORCH_KERNELS: dict[str, Callable[..., Any]] = {
     "_computed": _first.COMPUTED.__getitem__,
+    "_inexact": _first.INEXACT,
     **{"_" + name.rstrip("_"): _KERNEL_FUNCTIONS[name] for name in (
         "binary", "numpy_fallback", "asarray", "full", "arange", "eye", "linspace",
         "from_dlpack", "floor_divide", "remainder", "expm1_complex", "log1p_complex",

@@ -64,6 +64,18 @@ class _Computed(dict):
 COMPUTED = _Computed()
 
 
+class _Inexact(dict):
+    """Dtype -> whether it is a float or complex dtype (whose sums keep the dtype),
+    filled on first sight of each dtype: one C lookup after that."""
+
+    def __missing__(self, dtype: Any) -> bool:
+        value = self[dtype] = bool(dtype.is_floating_point or dtype.is_complex)
+        return value
+
+
+INEXACT = _Inexact()
+
+
 def lacks(dtype: Any) -> bool:
     return COMPUTED[dtype] is None
 

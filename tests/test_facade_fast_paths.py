@@ -1,0 +1,140 @@
+"""The facade's fast paths give what its general paths give.
+
+Two shortcuts keep `ivy.<fn>` close to the native call: inference remembers, per
+agnostic function, which backend function the argument types picked; and the torch
+and TensorFlow spellings call the framework once for the common case (tensors of one
+computed dtype, one axis) before falling back to the kernels. Each is checked here
+against NumPy's backend on the cases either side of its test (floats, integers, bools,
+mixed dtypes, Python scalars, axis None / int / tuple / (), keepdims)."""
+
+import numpy as np
+import pytest
+
+import ivy
+from ivy_ir.core.tracer import Tracer
+
+torch = pytest.importorskip("torch")
+tf = pytest.importorskip("tensorflow")
+
+REDUCTIONS = ["sum", "prod", "mean", "max", "min", "std", "var", "argmax", "argmin"]
+UNARY = ["abs", "negative", "sign", "expm1", "log1p", "log", "tanh", "floor", "ceil",
+         "round", "isnan", "isinf", "isfinite"]
+BINARY = ["add", "subtract", "multiply", "equal", "not_equal", "less", "less_equal",
+          "greater", "greater_equal", "maximum", "minimum"]
+MAKE = {"torch": torch.asarray, "tensorflow": tf.convert_to_tensor}
+
+_rng = np.random.default_rng(7)
+ARRAYS = {
+    "float32": _rng.uniform(0.5, 2.0, (3, 4)).astype(np.float32),
+    "float64": np.array([[0.5, -0.0, np.nan, np.inf], [1.5, -2.5, 2.5, -np.inf],
+                         [0.25, 3.0, -1.0, 0.0]]),
+    "int32": _rng.integers(1, 5, (3, 4)).astype(np.int32),
+    "uint8": _rng.integers(1, 5, (3, 4)).astype(np.uint8),
+    "bool": _rng.integers(0, 2, (3, 4)).astype(bool),
+}
+
+
+def _close(got, want):
+    got = ivy.to_numpy(got)
+    assert got.dtype == np.asarray(want).dtype, (got.dtype, np.asarray(want).dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def _valid(name, dtype):
+    """Whether the standard defines `name` on `dtype` (mean/std/var want floats...)."""
+    if name in ("mean", "std", "var", "expm1", "log1p", "log", "tanh"):
+        return dtype.startswith("float")
+    if name in ("negative", "abs", "sign", "sum", "prod", "max", "min", "argmax", "argmin",
+                "floor", "ceil", "round", "maximum", "minimum", "add", "subtract",
+                "multiply", "less", "less_equal", "greater", "greater_equal"):
+        return dtype != "bool"
+    return True
+
+
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_reductions_on_both_sides_of_the_fast_path(backend, name):
+    ns, ref = getattr(ivy, backend), getattr(ivy.numpy, name)
+    for dtype, a in ARRAYS.items():
+        if not _valid(name, dtype):
+            continue
+        if name.startswith("arg"):
+            a = np.nan_to_num(a)  # which NaN argmax picks is the framework's business
+        x = MAKE[backend](a)
+        axes = [None, 1, -1, (0, 1)] + ([()] if not name.startswith("arg") else [])
+        for axis in axes:
+            for keepdims in (False, True):
+                if name.startswith("arg") and isinstance(axis, tuple):
+                    continue
+                got = getattr(ns, name)(x, axis=axis, keepdims=keepdims)
+                _close(got, ref(a, axis=axis, keepdims=keepdims))
+        if name in ("std", "var"):
+            _close(getattr(ns, name)(x, 1, correction=1), ref(a, 1, correction=1))
+        if name in ("sum", "prod"):
+            _close(getattr(ns, name)(x, 1, dtype=ivy.numpy.float64),
+                   ref(a, 1, dtype=np.float64))
+
+
+@pytest.mark.parametrize("backend", ["tensorflow"])
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_on_both_sides_of_the_fast_path(backend, name):
+    ns = getattr(ivy, backend)
+    for dtype, a in ARRAYS.items():
+        if _valid(name, dtype):
+            _close(getattr(ns, name)(MAKE[backend](a)), getattr(ivy.numpy, name)(a))
+
+
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_on_both_sides_of_the_fast_path(backend, name):
+    ns, ref = getattr(ivy, backend), getattr(ivy.numpy, name)
+    pairs = [(a, a[::-1].copy()) for d, a in ARRAYS.items() if _valid(name, d)]
+    pairs += [(ARRAYS["int32"], ARRAYS["uint8"]), (ARRAYS["float32"], ARRAYS["float64"])]
+    for a, b in pairs:
+        _close(getattr(ns, name)(MAKE[backend](a), MAKE[backend](b)), ref(a, b))
+    scalar = ARRAYS["float32"]
+    _close(getattr(ns, name)(MAKE[backend](scalar), 2.0), ref(scalar, 2.0))
+
+
+def test_inference_remembers_the_pick_per_argument_types():
+    a = np.arange(6.0, dtype=np.float32)
+    t = torch.arange(6.0)
+    assert isinstance(ivy.add(a, a), np.ndarray)
+    assert isinstance(ivy.add(t, t), torch.Tensor)  # the same function, other types
+    assert isinstance(ivy.add(a, a), np.ndarray)
+    assert isinstance(ivy.add(t, 1.0), torch.Tensor)
+    assert isinstance(ivy.add(1.0, t), torch.Tensor)
+    assert isinstance(ivy.add(a, t.numpy()), np.ndarray)
+    with pytest.raises(TypeError, match="two frameworks"):
+        ivy.add(a, t)  # never cached: the error comes again
+    with pytest.raises(TypeError, match="two frameworks"):
+        ivy.add(a, t)
+    # a list's items decide, so lists are never remembered by type
+    assert isinstance(ivy.concat([a, a]), np.ndarray)
+    assert isinstance(ivy.concat([t, t]), torch.Tensor)
+    assert isinstance(ivy.stack((t, t)), torch.Tensor)
+    # f= and backend= are obeyed whatever was remembered
+    assert isinstance(ivy.zeros_like(t), torch.Tensor)
+    assert isinstance(ivy.zeros_like(t, f="numpy"), np.ndarray)  # NumPy reads a tensor
+    assert isinstance(ivy.zeros_like(t, backend=ivy.numpy), np.ndarray)
+    assert isinstance(ivy.zeros_like(t), torch.Tensor)
+
+
+def test_tracers_are_remembered_as_tracers():
+    a = np.ones(3, np.float32)
+    ivy.exp(a)  # remember numpy for ndarrays first
+    module = ivy.trace_graph(lambda x: ivy.exp(x) + ivy.exp(a), args=(a,))
+    assert "ivy.exp" in str(module)
+    assert isinstance(ivy.exp(a), np.ndarray)
+    seen = []
+    ivy.trace_graph(lambda x: seen.append(ivy.exp(x)) or seen[-1], args=(a,))
+    assert isinstance(seen[0], Tracer)
+
+
+def test_eager_functions_are_the_natives_where_ours_only_pass_arguments_on():
+    eager = ivy.numpy.eager
+    assert eager["abs"] is np.abs and eager["add"] is np.add
+    assert eager["sum"] is ivy.numpy.sum  # keyword parameters: ours keeps its signature
+    assert ivy.torch.eager["floor"] is torch.floor
+    assert ivy.torch.eager["add"] is ivy.torch.add  # the dtype test stays
+    assert ivy.numpy.eager["reduce_sum"] is eager["sum"]
