@@ -50,6 +50,15 @@ INLINED = ("jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom
            "custom_vjp_call_jaxpr", "checkpoint", "remat", "remat2", "custom_lin")
 """Higher-order primitives whose body is walked in place (older JAX names included)."""
 _BODY_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
+KINKED = ("relu", "relu6")
+"""jax.nn functions imported as the IR op of that name when met as a `custom_jvp_call`."""
+
+
+def _kinked(eqn: JaxprEqn) -> str | None:
+    """The KINKED function a `custom_jvp_call` wraps (its body one `jit` of that name)."""
+    body = eqn.params["call_jaxpr"].jaxpr.eqns
+    named = body[0].params.get("name") if len(body) == 1 and len(eqn.invars) == 1 else None
+    return named if named in KINKED else None
 
 
 def representable(aval: Any) -> bool:
@@ -98,6 +107,11 @@ class JaxprWalker:
     def equation(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
         name = eqn.primitive.name
         self.b.at(self.location(eqn))
+        if name == "custom_jvp_call" and (op := _kinked(eqn)):
+            # jax.nn.relu/relu6: their custom gradient (0 at the kinks) is the IR op's,
+            # not that of the max/min body (1/2 at a tie)
+            ctx = self.ctx.for_equation(name, [aval_spec(v.aval) for v in eqn.outvars])
+            return [ctx.emit(op, *ins)]
         if name in INLINED:
             return self._inline(eqn, ins)
         if name == "scan":

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import sysconfig
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -65,7 +66,7 @@ class FunctionModule(torch.nn.Module):
         # node's stack trace; anchoring the function keeps the user's own lines
         anchor = getattr(torch.fx.proxy, "_register_stack_trace_anchor", None)
         if anchor is not None:
-            anchor(fn)
+            anchor(inspect.unwrap(fn))  # the user's function, not the API's result check
         self.has_tree = params is not None or buffers is not None
         if self.has_tree:
             self.store = _tree_module(params or {}, buffers or {})
@@ -145,21 +146,29 @@ def check_exported(ep: torch.export.ExportedProgram, args: tuple[Any, ...],
 
 # ---- capture ----
 
+_EXPORTING = threading.RLock()
+"""Held while torch traces (`export`, `run_decompositions`): torch.export keeps its
+state in module globals, so two threads exporting at once break each other
+(`_EXPORT_MODULE_HIERARCHY must not be None`), and the log levels set here are global
+too. Reentrant: a user's function may compile another torch function while traced."""
+
+
 @contextlib.contextmanager
 def quiet() -> Iterator[None]:
-    """Silence torch's own log lines and deprecation warnings while exporting: they
-    are about torch's internals, and failures surface as one TraceError."""
-    loggers = [logging.getLogger(n) for n in _QUIET]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.CRITICAL)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            yield
-    finally:
-        for lg, level in zip(loggers, levels):
-            lg.setLevel(level)
+    """Export alone (see `_EXPORTING`), silencing torch's own log lines and deprecation
+    warnings: they are about torch's internals, and failures surface as one TraceError."""
+    with _EXPORTING:
+        loggers = [logging.getLogger(n) for n in _QUIET]
+        levels = [lg.level for lg in loggers]
+        for lg in loggers:
+            lg.setLevel(logging.CRITICAL)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                yield
+        finally:
+            for lg, level in zip(loggers, levels):
+                lg.setLevel(level)
 
 
 def export(module: torch.nn.Module, args: tuple[Any, ...],
@@ -171,7 +180,39 @@ def export(module: torch.nn.Module, args: tuple[Any, ...],
         where = _exception_location(exc)
         if where is None:
             raise  # raised by the user's own code: their traceback is the right one
-        raise TraceError(_describe(exc, where)) from None
+        if where == "<unknown location>":  # e.g. an output torch cannot carry
+            where = _forward_location(module)
+        raise TraceError(_describe(exc, where) + _remedy(exc, module)) from None
+
+
+def _forward_location(module: torch.nn.Module) -> str:
+    """`Class.forward (file:line)` of the code torch was exporting, for failures that
+    belong to no single line (what `forward` returns)."""
+    fn = inspect.unwrap(module.fn) if isinstance(module, FunctionModule) else \
+        type(module).forward
+    try:
+        file, line = inspect.getsourcefile(fn), inspect.getsourcelines(fn)[1]
+    except (OSError, TypeError):
+        return "<unknown location>"
+    return f"{fn.__qualname__} ({short_path(file or '?')}:{line})"
+
+
+_CACHE_OUTPUT = re.compile(r"Found <class '[\w.]*\.(\w*Cache)'> in output")
+
+
+def _remedy(exc: BaseException, module: torch.nn.Module) -> str:
+    """What the user can do, where the failure is a known one with a known way out."""
+    cache = _CACHE_OUTPUT.search(str(exc))
+    forward = module.fn if isinstance(module, FunctionModule) else module.forward
+    try:
+        takes_use_cache = "use_cache" in inspect.signature(forward).parameters
+    except (TypeError, ValueError):
+        takes_use_cache = False
+    if cache and takes_use_cache:
+        return (f"\n  The model returns its key/value cache ({cache.group(1)}), an object "
+                "torch.export cannot carry as an output. Compile it without the cache: "
+                "ivy_ir.compile(model, ..., kwargs={'use_cache': False}).")
+    return ""
 
 
 def user_frame(filename: str) -> bool:

@@ -136,6 +136,18 @@ def _clamp(c: Ctx, x: SSAValue, min: Any = None, max: Any = None) -> SSAValue:
     return c.emit("clip", c.tensor(x, dtype), min=min, max=max)
 
 
+def _hardtanh(c: Ctx, x: SSAValue, lo: float = -1.0, hi: float = 1.0) -> SSAValue:
+    """hardtanh's gradient is 0 at its bounds where clamp's (ivy.clip's) is 1: relu6
+    for (0, 6), else the bound where x reaches it and x strictly inside."""
+    dtype = c.compute_dtype("clip", promote_types([x, lo, hi]))
+    x = c.tensor(x, dtype)
+    if (lo, hi) == (0.0, 6.0):
+        return c.emit("relu6", x)
+    low, high = c.const(lo, dtype), c.const(hi, dtype)
+    inner = c.emit("where", c.emit("greater_equal", x, high), high, x)
+    return c.emit("where", c.emit("less_equal", x, low), low, inner)
+
+
 def _where(c: Ctx, cond: SSAValue, x: Any, y: Any) -> SSAValue:
     dtype = promote_types([x, y])
     return c.emit("where", c.tensor(cond, "bool"), c.tensor(x, dtype), c.tensor(y, dtype))
@@ -240,7 +252,7 @@ MATH: dict[str, Rule] = {
     "clip": _clamp,
     "clamp_min": lambda c, x, m: _clamp(c, x, min=m),
     "clamp_max": lambda c, x, m: _clamp(c, x, max=m),
-    "hardtanh": lambda c, x, lo=-1.0, hi=1.0: _clamp(c, x, lo, hi),
+    "hardtanh": _hardtanh,
     "where.self": _where,
     "where.ScalarSelf": _where,
     "where.ScalarOther": _where,

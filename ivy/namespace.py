@@ -107,7 +107,9 @@ class BackendNamespace(types.ModuleType):
 def _exports(name: str, gen: Any) -> dict[str, Any]:
     dtypes = gen.env["_DTYPES"]
     natives = {n: dtypes[n] for n in dtypes if isinstance(n, str)}
-    return namespace_values(f"ivy.{name}", gen.functions, natives, _DEVICES[name](gen.env))
+    wide = _WIDE.get(name, lambda env: True)
+    return namespace_values(f"ivy.{name}", gen.functions, natives, _DEVICES[name](gen.env),
+                            lambda: wide(gen.env))
 
 
 def _eager(functions: dict[str, Callable[..., Any]], gen: Any) -> dict[str, Callable[..., Any]]:
@@ -118,7 +120,8 @@ def _eager(functions: dict[str, Callable[..., Any]], gen: Any) -> dict[str, Call
 
 
 def namespace_values(module: str, funcs: dict[str, Callable[..., Any]],
-                     dtypes: dict[str, Any], device: Any = "cpu") -> dict[str, Any]:
+                     dtypes: dict[str, Any], device: Any = "cpu",
+                     wide: Callable[[], bool] = lambda: True) -> dict[str, Any]:
     """What a namespace holds, from its functions (dotted names for extensions) and
     dtype objects: the backends' and, with ivy's own dtypes, the agnostic `ivy`."""
     out: dict[str, Any] = {k: v for k, v in funcs.items() if "." not in k}
@@ -133,7 +136,7 @@ def namespace_values(module: str, funcs: dict[str, Callable[..., Any]],
     dtype_functions = _dtype_functions(dtypes)
     out.update(dtype_functions)
     out["__array_api_version__"] = VERSION
-    out["__array_namespace_info__"] = lambda: _Info(dtypes, device)
+    out["__array_namespace_info__"] = lambda: _Info(dtypes, device, wide())
     out["__functions__"] = {**funcs, **{a: funcs[t] for a, t in ALIASES.items()},
                             **dtype_functions}
     return out
@@ -183,13 +186,23 @@ _DEVICES: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 """The CPU as each framework names it (what its arrays' `.device` compares equal to)."""
 
+_WIDE: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "jax": lambda env: bool(env["jax"].config.jax_enable_x64),
+}
+"""Whether a backend has 64-bit dtypes now: JAX only with the user's `jax_enable_x64`
+(which the facade never sets), and then its defaults are 32-bit, as `jax.numpy`'s."""
+NARROW_DEFAULTS = {"real floating": "float32", "complex floating": "complex64",
+                   "integral": "int32", "indexing": "int32"}
+_WIDE_NAMES = frozenset({"float64", "complex128", "int64", "uint64"})
+
 
 class _Info:
     """`__array_namespace_info__()`: what this backend offers (its CPU only, here)."""
 
-    def __init__(self, natives: dict[str, Any], device: Any = "cpu"):
+    def __init__(self, natives: dict[str, Any], device: Any = "cpu", wide: bool = True):
         self._natives = natives
         self._device = device
+        self._wide = wide
 
     def capabilities(self) -> dict[str, Any]:
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
@@ -201,8 +214,10 @@ class _Info:
         return [self._device]
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
-        return {k: self._natives[v] for k, v in DEFAULTS.items()}
+        defaults = DEFAULTS if self._wide else NARROW_DEFAULTS
+        return {k: self._natives[v] for k, v in defaults.items()}
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, Any]:
         return {n: d for n, d in self._natives.items()
-                if n not in ("bfloat16", "float16") and (kind is None or isdtype_name(n, kind))}
+                if n not in ("bfloat16", "float16") and (self._wide or n not in _WIDE_NAMES)
+                and (kind is None or isdtype_name(n, kind))}

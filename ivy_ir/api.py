@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 from xdsl.ir import Block, Region
+from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 import importers
 import lowerings
@@ -16,10 +21,13 @@ import lowerings
 from .compiled import Compiled
 from .core.context import parse as parse_text
 from .core.graph import Graph, input_names, is_array
+from .core.ir_text import ParseLimits
+from .core.locations import identifier
 from .core.module import Module
 from .core.tracer import Tracer, value_of
 from .dialect import SPECS, TensorSpec
-from .passes import run_pipeline
+from .opt import expand_presets
+from .passes import available_passes, run_pipeline
 
 
 def list_ops() -> list[str]:
@@ -27,13 +35,27 @@ def list_ops() -> list[str]:
     return sorted(SPECS)
 
 
-def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(tree, dict):
-        out: dict[str, Any] = {}
-        for k, v in tree.items():
-            out.update(_flatten(v, f"{prefix}{k}."))
-        return out
-    return {prefix[:-1]: tree}
+def _flatten(tree: Any, keys: tuple[Any, ...] = (),
+             seen: dict[str, tuple[Any, ...]] | None = None) -> dict[str, Any]:
+    """Leaves of a nested dict keyed by dotted path. Two paths that print alike
+    (`{"a.b": W}` beside `{"a": {"b": V}}`) would silently become one parameter, so
+    they are refused, naming both."""
+    seen = {} if seen is None else seen
+    if not isinstance(tree, dict):
+        path = ".".join(str(k) for k in keys)
+        if path in seen:
+            raise ValueError(f"params/buffers: {_spell(seen[path])} and {_spell(keys)} both "
+                             f"name the parameter '{path}'; rename one of them")
+        seen[path] = keys
+        return {path: tree}
+    out: dict[str, Any] = {}
+    for k, v in tree.items():
+        out.update(_flatten(v, (*keys, k), seen))
+    return out
+
+
+def _spell(keys: tuple[Any, ...]) -> str:
+    return "".join(f"[{k!r}]" for k in keys)
 
 
 def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -71,17 +93,19 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     named by its dotted path. `buffers` (e.g. batch-norm statistics) join the same tree
     as non-trainable parameters.
     """
-    kwargs = kwargs or {}
+    args, kwargs = _check_arguments(args, kwargs)
     source = source or importers.detect_source(fn, args, params)
     if source != "ivy":
-        return importers.importer(source).import_program(fn, args, kwargs, params=params,
-                                               buffers=buffers, name=name)
+        program = _checked(fn) if inspect.isfunction(fn) or inspect.ismethod(fn) else fn
+        return importers.importer(source).import_program(program, args, kwargs,
+                                                         params=params, buffers=buffers,
+                                                         name=name)
     in_specs = [_spec_of(a) for a in args if is_array(a)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])
     graph = Graph(block)
     takes_tree = params is not None or buffers is not None
     for arg, hint in zip(block.args, input_names(fn, args, takes_tree)):
-        arg.name_hint = hint
+        arg.name_hint = identifier(hint)
     it = iter(block.args)
     call_args = [Tracer(next(it), graph) if is_array(a) else a for a in args]
     tree = _merge(params or {}, buffers or {})
@@ -91,7 +115,7 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     if takes_tree:
         call_args.insert(0, _unflatten(param_tracers, tree))
     out = fn(*call_args, **kwargs)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    outs = _outputs(fn, out)
     values = [value_of(graph, o) for o in outs]
     block.add_op(func.ReturnOp(*values))
     fn_op = func.FuncOp(name, ([a.type for a in block.args], [v.type for v in values]),
@@ -104,6 +128,56 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     return module
 
 
+def _check_arguments(args: Any, kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """`args` must be a tuple (or list) of example arguments and `kwargs` a dict: a bare
+    array as `args` would otherwise be unpacked along its first axis."""
+    if not isinstance(args, (tuple, list)):
+        raise TypeError(f"ivy_ir: args= must be a tuple of example arguments, not "
+                        f"{type(args).__name__}; for one argument write args=(x,)")
+    if kwargs is not None and not isinstance(kwargs, dict):
+        raise TypeError(f"ivy_ir: kwargs= must be a dict of keyword arguments, not "
+                        f"{type(kwargs).__name__}")
+    return tuple(args), dict(kwargs or {})
+
+
+def _outputs(fn: Any, out: Any) -> list[Any]:
+    """The traced function's results as a list: an array, or a tuple/list of arrays
+    (NumPy arrays and Python numbers become constants). Anything else (None, a dict, a
+    string, a generator) has no IR form, and is named here rather than failing deep
+    inside constant building."""
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    for i, o in enumerate(outs):
+        if not (isinstance(o, (Tracer, bool, int, float, complex)) or is_array(o)):
+            _refuse(fn, out, i, o)
+    return outs
+
+
+NEVER_ARRAYS = (type(None), str, bytes, dict, set, frozenset, types.GeneratorType)
+"""Results no importer can turn into IR values (each would fail somewhere deep, or a
+generator or None would silently become an empty program)."""
+
+
+def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn`, refusing results of `NEVER_ARRAYS` types by name (another framework's
+    function: its importer records whatever arrays it returns)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        items = list(out) if isinstance(out, (tuple, list)) else [out]
+        for i, o in enumerate(items):
+            if isinstance(o, NEVER_ARRAYS):
+                _refuse(fn, out, i, o)
+        return out
+    return call
+
+
+def _refuse(fn: Any, out: Any, i: int, o: Any) -> NoReturn:
+    what = f"returned, as result {i}," if isinstance(out, (tuple, list)) else "returned"
+    name = getattr(fn, "__qualname__", type(fn).__name__)
+    raise TypeError(f"ivy_ir: {name} {what} a {type(o).__name__}; a traced function must "
+                    "return an array or a tuple/list of arrays")
+
+
 def _spec_of(array: Any) -> TensorSpec:
     """The type of an example argument of any framework (a torch tensor that requires
     grad is read through `detach`, which NumPy conversion needs)."""
@@ -112,9 +186,14 @@ def _spec_of(array: Any) -> TensorSpec:
     return TensorSpec.of(np.asarray(array))
 
 
-def parse(text: str) -> Module:
-    """Parse IR text (e.g. `str(module)`) back into a verified module."""
-    return parse_text(text)
+def parse(text: str | bytes, name: str = "<ir>", limits: ParseLimits | None = None) -> Module:
+    """Parse IR text (e.g. `str(module)`) back into a verified module.
+
+    Every failure is an `IRError` pointing at `name:line:col`. `limits`
+    (`ParseLimits(max_dense_elements=..., max_nesting=...)`) bounds what untrusted text
+    may make the parser allocate; `ivy_ir.parse_limits(...)` sets them for a block.
+    """
+    return parse_text(text, name, limits)
 
 
 def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None = None,
@@ -135,22 +214,46 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
     """Trace (or take) a program, optimize it with `passes` and lower it to `target`.
 
     `fn` may be a function or model of any source framework (see `trace`), an
-    `ivy_ir.Module` or IR text. `passes` is a preset
-    name ("default", "none") or a pipeline string; "" runs no pass at all. Target options
-    (see `lower`) pass through.
+    `ivy_ir.Module` or IR text. `passes` is a pipeline string whose items are passes
+    or preset names ("default", "none", "default,fuse-elementwise"), as `ivy-opt -p`
+    takes it; "" runs no pass at all. Target options (see `lower`) pass through.
     """
     lowerings.get_runtime(target).check_options(options)
+    pipeline = _pipeline(passes)
     if isinstance(fn, str):
         module = parse(fn)
     elif isinstance(fn, Module):
         module = fn
     else:
+        args, kwargs = _check_arguments(args, kwargs)
         module = trace(fn, args, kwargs, params, buffers, source=source)
-    optimized = run_pipeline(module, passes, print_ir_after_all=print_ir_after_all)
+    optimized = run_pipeline(module, pipeline, print_ir_after_all=print_ir_after_all)
 
     retrace = None
     if callable(fn) and not isinstance(fn, Module):
-        def retrace(new_args: tuple[Any, ...]) -> Compiled:
+        def retrace(new_inputs: tuple[Any, ...]) -> Compiled:
+            # the inputs are the array arguments only: the static ones (`n` of
+            # `f(x, n)`) go back to their places, as the first trace saw them
+            it = iter(new_inputs)
+            new_args = tuple(next(it) if is_array(a) else a for a in args)
             return compile(fn, target, new_args, kwargs, passes, params, buffers, source,
                            print_ir_after_all=print_ir_after_all, **options)
     return Compiled(optimized, lowerings.lower(optimized, target, **options), retrace)
+
+
+def _pipeline(passes: Any) -> str:
+    """`passes` as a pipeline string with presets expanded (`"default,cse"`, as
+    `ivy-opt -p` takes it), checked before anything is traced. xDSL reports a malformed
+    spec with an exception outside `Exception` (`ArgSpecParseError`), which a user's
+    `except Exception` would not catch; it becomes a ValueError naming the argument."""
+    if not isinstance(passes, str):
+        raise TypeError(f"ivy_ir: passes= must be a pipeline string such as 'default' or "
+                        f"'canonicalize,cse', not {type(passes).__name__}")
+    spec = expand_presets(passes)
+    try:
+        PassPipeline.parse_spec(available_passes(), spec)
+    except (ValueError, ArgSpecParseError) as exc:
+        detail = " ".join(str(exc).split())
+        raise ValueError(f"ivy_ir: passes={passes!r} is not a valid pipeline: {detail}"
+                         ) from None
+    return spec

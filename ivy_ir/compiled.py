@@ -11,6 +11,7 @@ import lowerings
 
 from .core.module import Module
 from .dialect import TensorSpec
+from .dialect.types import numpy_dtype
 
 
 class Compiled:
@@ -23,10 +24,12 @@ class Compiled:
 
     A call costs one dtype and one shape comparison per input on top of the wrapped
     function: the check is generated per program with the expected values bound once.
-    Inputs that fail it take the slow path, which converts NumPy arrays and Python
-    values to the target's arrays (once, at the boundary) and, when the program came
-    from a Python function, retraces for other shapes/dtypes (cached); otherwise it
-    raises a TypeError naming the argument.
+    Inputs that fail it take the slow path, which converts NumPy arrays, lists, Python
+    numbers and other frameworks' tensors to the target's arrays (once, at the
+    boundary) and, when the program came from a Python function, retraces for other
+    shapes/dtypes (cached); otherwise it raises a TypeError naming the argument. A
+    retraced variant runs on this object's parameters (`_adopt`), so training through
+    any input shape updates `params` and `module`.
     """
 
     def __init__(self, ir_module: Module, lowered: lowerings.Lowered,
@@ -35,11 +38,15 @@ class Compiled:
         self.target = lowered.target
         self.source = lowered.source
         self.raw = lowered.raw
-        self.apply = lowered.fn
         self.runtime = lowered.runtime
+        self.apply = self.runtime.own_outputs(lowered.fn, ir_module)
         self._inputs = ir_module.inputs
         self._retrace = retrace
         self._variants: dict[tuple[Any, ...], Compiled] = {}
+        self._own: dict[str, Any] = {}
+        """A variant's parameters that are not its parent's (see `_adopt`)."""
+        self._trainable = {a.param for a in ir_module.args()
+                           if a.param is not None and a.trainable}
         params = lowered.params
         self._missing = [a.param for a in ir_module.args()
                          if a.param is not None and a.param not in params]
@@ -67,7 +74,10 @@ class Compiled:
         names = [f"a{i}" for i in range(len(self._inputs))]
         env: dict[str, Any] = {"fn": self.apply, "params": self._params, "slow": self._slow}
         checks = []
+        env["T"] = self.runtime.fast_types
         for i, (name, t) in enumerate(zip(names, self._inputs)):
+            if env["T"] is not None:  # dtypes alone do not tell this target's arrays
+                checks.append(f"type({name}) not in T")
             env[f"D{i}"] = self.runtime.native_dtype(t.dtype)
             checks.append(f"{name}.dtype != D{i}")
             if None in t.shape:
@@ -81,8 +91,13 @@ class Compiled:
         guard = " or ".join(checks) or "False"
         if self._missing:
             guard = "True"
+        # a list or a Python number has no `.dtype`: the slow path converts it
         src = (f"def compiled({args}):\n"
-               f"    if {guard}:\n"
+               f"    try:\n"
+               f"        other = {guard}\n"
+               f"    except AttributeError:\n"
+               f"        other = True\n"
+               f"    if other:\n"
                f"        return slow({args})\n"
                f"    return fn(params, {args})\n")
         exec(compile(src, "<ivy_ir call>", "exec"), env)
@@ -92,26 +107,72 @@ class Compiled:
         if self._missing:
             raise ValueError(f"no value for parameter(s) {', '.join(self._missing)}: "
                              "use .apply(params, *inputs) or lower(..., params=...)")
-        rt = self.runtime
-        args = tuple(a if rt.is_native(a) else rt.to_native(a) for a in args)
-        specs = tuple(rt.spec(a) for a in args)
+        args = tuple(self._boundary(i, a) for i, a in enumerate(args))
+        specs = tuple(self.runtime.spec(a) for a in args)
         for i, (got, want) in enumerate(zip(specs, self._inputs)):
             if not _fits(got, want):
                 return self._other_types(args, specs, i)
         return self.apply(self._params, *args)
 
+    def _boundary(self, i: int, value: Any) -> Any:
+        """Input `i` as the target's array. Lists and Python numbers take the input's
+        dtype where it holds them (`[1, 2]` for a float32 input is float32, as the
+        framework's own constructors would make it); another framework's tensor is
+        read on the host and converted."""
+        rt = self.runtime
+        if rt.is_native(value):
+            return value
+        try:
+            if isinstance(value, (list, tuple, bool, int, float, complex)):
+                array = np.asarray(value)
+                want = numpy_dtype(self._inputs[i].dtype)
+                if np.can_cast(array.dtype, want, "same_kind"):
+                    array = array.astype(want)
+            else:
+                array = lowerings.runtime.host_array(value)
+            return rt.to_native(array)
+        except (TypeError, ValueError, RuntimeError) as exc:
+            kind = type(value).__qualname__
+            if type(value).__module__ != "builtins":
+                kind = f"{type(value).__module__.split('.')[0]}.{kind}"
+            raise TypeError(f"input {i}: a {kind} cannot be converted to a {self.target} "
+                            f"array ({exc})") from None
+
     def _other_types(self, args: tuple[Any, ...], specs: tuple[TensorSpec, ...], i: int) -> Any:
         if self._retrace is None:
             raise TypeError(f"input {i} has type {specs[i]}, but the program was compiled "
                             f"for {self._inputs[i]}")
-        if specs not in self._variants:
+        variant = self._variants.get(specs)
+        if variant is None:
             examples = tuple(np.zeros(s.shape, s.dtype) for s in specs)
-            self._variants[specs] = self._retrace(examples)
-        return self._variants[specs](*args)
+            variant = self._variants[specs] = self._retrace(examples)
+            variant._adopt(self)
+        own = variant._own
+        return variant.apply({**self._params, **own} if own else self._params, *args)
+
+    def _adopt(self, parent: Compiled) -> None:
+        """Make this retraced variant use `parent`'s parameter objects, so gradients and
+        optimizer steps through any input shape reach the one set the user trains
+        (`parent.module`, `parent.params`). It keeps its own values only where they are
+        not the parent's: a buffer whose traced value differs (a constant lifted from a
+        shape-dependent array)."""
+        mine, theirs = self.ir_module.params, parent.ir_module.params
+        self._own = {k: v for k, v in self._params.items()
+                     if not _same(mine.get(k), theirs.get(k), k in parent._trainable)}
+        self.params = {**parent._params, **self._own}
+        self.module = parent.module
 
     def __repr__(self) -> str:
         return (f"<ivy_ir.Compiled target={self.target} ops={self.ir_module.op_count()} "
                 f"params={len(self._params)}>")
+
+
+def _same(mine: Any, theirs: Any, trainable: bool) -> bool:
+    """Whether a variant's parameter is the parent's: a trainable one whenever its type
+    is (the user's weight), a buffer only when its value is too."""
+    if mine is None or theirs is None or mine.shape != theirs.shape or mine.dtype != theirs.dtype:
+        return False
+    return trainable or np.array_equal(mine, theirs, equal_nan=True)
 
 
 def _fits(got: TensorSpec, want: TensorSpec) -> bool:

@@ -7,7 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from xdsl.utils.exceptions import VerifyException
+
 from ivy_ir.core.decompose import DECOMPOSITIONS, decompose_ops
+from ivy_ir.core.errors import IRError
 from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError
 from ivy_ir.dialect import IvyOp, TensorSpec
@@ -60,7 +63,15 @@ def _target_module(name: str) -> Any:
 
 def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None = None,
           **options: Any) -> Lowered:
-    """Generate, load and wrap the target function for `module` (left unchanged)."""
+    """Generate, load and wrap the target function for `module` (left unchanged).
+
+    The module is verified first: the rules and the emitter rely on what the verifier
+    guarantees (axes in range, one block, values defined before use), so IR built or
+    edited by hand fails here with the verifier's message, not inside the emitter."""
+    try:
+        module.verify()
+    except VerifyException as exc:
+        raise IRError(f"cannot lower a module that does not verify: {exc}") from None
     tgt, runtime = get_target(target), get_runtime(target)
     runtime.check_options(options)
     work = module.clone()
@@ -72,12 +83,23 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
     check_supported(work, target)
     source, namespace = emit_source(work, tgt)
     code = compile(source, f"<ivy_ir {target}>", "exec")
-    exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
+    wide = _has_64_bits(work)
     values = dict(module.params if params is None else params)
     trainable = {a.param: a.trainable for a in module.args() if a.param is not None}
-    native = runtime.params(values, trainable)
-    fn = runtime.wrap(namespace["main"], **options)
+    with runtime.scope(wide):
+        exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
+        native = runtime.params(values, trainable)
+    fn = runtime.wrap(namespace["main"], wide=wide, **options)
     return Lowered(target, source, namespace["main"], fn, native, runtime)
+
+
+def _has_64_bits(module: Module) -> bool:
+    """Whether a value of the program is 64-bit (JAX computes those only under x64)."""
+    wide = {"float64", "int64", "uint64", "complex128"}
+    values = [*module.entry.body.block.args,
+              *(r for op in module.entry.walk() for r in op.results)]
+    return any(TensorSpec.from_xdsl(v.type).dtype in wide for v in values
+               if hasattr(v.type, "element_type"))
 
 
 def check_supported(module: Module, target: str) -> None:

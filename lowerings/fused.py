@@ -73,7 +73,10 @@ def emit_expressions(fused: FusedOp, em: Emission) -> list[ast.stmt]:
 
 
 def _holes(op: IvyOp, em: Emission) -> dict[str, SSAValue]:
-    """Give each operand of `op` a placeholder name (in `em.names.of`)."""
+    """Give each operand of `op` a placeholder name (in `em.names.of`). Placeholders
+    start with `__`, which `Names.fresh` never gives a value (it writes `v_` before a
+    leading `__`), so no input or parameter name can be taken for one; only whole
+    `Name` nodes are replaced, never text (`a__ivy_hole_1__` stays itself)."""
     holes = {}
     for i, v in enumerate(dict.fromkeys(op.operands)):
         holes[f"__ivy_hole_{i}__"] = v

@@ -1,10 +1,12 @@
 """The JAX target: `jax.numpy`/`jax.lax` code under `jax.jit`, so XLA runs it on CPU,
 GPU or TPU.
 
-JAX computes in 32 bits unless `jax_enable_x64` is set; ivy IR has explicit dtypes, so
-using this target turns x64 on (generated code spells every dtype, and the results
-then have exactly the IR's dtypes). Parameters are a flat dict of arrays keyed by
-dotted name (a pytree): `jax.grad(lambda p: loss(c.apply(p, x)))(c.params)` works.
+JAX computes in 32 bits unless `jax_enable_x64` is set, and that flag is the user's:
+this target never sets it. A program whose IR has a 64-bit dtype runs (and converts its
+parameters and inputs) inside `jax.enable_x64(True)`, JAX's own scoped form of the
+flag, so its results have exactly the IR's dtypes; 32-bit programs pay nothing.
+Parameters are a flat dict of arrays keyed by dotted name (a pytree):
+`jax.grad(lambda p: loss(c.apply(p, x)))(c.params)` works.
 
 This module holds the rules of the array ops; `jax_nn.py` those of layers, activations
 and random ops, and `jax_kernels.py` the few helpers that take more than one call.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import jax
@@ -37,10 +40,10 @@ from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
 from . import jax_kernels as K
 from .jax_nn import NN_RULES, out_dtype
+from .jax_semantics import SEMANTIC_RULES
 from .runtime import Runtime
 from .target import Target
 
-jax.config.update("jax_enable_x64", True)
 
 def _linspace(c: OpContext) -> str:
     # an integer dtype truncates the float64 points (as NumPy's astype), it does not floor
@@ -52,9 +55,15 @@ def _linspace(c: OpContext) -> str:
 
 
 def _clip(c: OpContext) -> str:
-    # jnp.clip promotes an integer x to float with float bounds; cast back
-    call = f"jnp.clip({c.args['x']}, min={c.lit('min')}, max={c.lit('max')})"
-    return call if c.out.dtype in FLOATS else f"{call}.astype({out_dtype(c)})"
+    # jnp.clip promotes an integer x to float with float bounds; cast back. Its gradient
+    # is 1/2 at a bound (lax.max splits ties): the IR's is 1 on [min, max], x's branch
+    x, lo, hi = c.args["x"], c.attrs["min"], c.attrs["max"]
+    call = f"jnp.clip({x}, min={c.lit('min')}, max={c.lit('max')})"
+    if c.out.dtype not in FLOATS:
+        return f"{call}.astype({out_dtype(c)})"
+    inside = " & ".join([f"({x} >= {lo!r})"] * (lo is not None)
+                        + [f"({x} <= {hi!r})"] * (hi is not None))
+    return f"jnp.where({inside}, {x}, {call})" if inside else x
 
 
 def _split(c: OpContext) -> str:
@@ -143,6 +152,7 @@ JAX_RULES: dict[str, Rule] = {
     "sort": "jnp.sort({x}, axis={axis}, descending={descending})",
     "argsort": "jnp.argsort({x}, axis={axis}, descending={descending})",
     **NN_RULES,
+    **SEMANTIC_RULES,
 }
 
 
@@ -152,12 +162,25 @@ def _dtype(name: str) -> str:
 
 class JaxRuntime(Runtime):
     name = "jax"
+    fast_types = (type(jnp.zeros(())), np.ndarray)  # others (TF tensors) convert first
 
     def params(self, values: dict[str, np.ndarray], trainable: dict[str, bool]) -> dict[str, Any]:
-        return {k: jnp.asarray(v) for k, v in values.items()}
+        return {k: jnp.asarray(v) for k, v in values.items()}  # in `scope`: float64 stays
 
-    def wrap(self, raw: Callable[..., Any], **options: Any) -> Callable[..., Any]:
-        return jax.jit(raw)
+    def scope(self, wide: bool) -> AbstractContextManager[Any]:
+        return jax.enable_x64(True) if wide else nullcontext()
+
+    def wrap(self, raw: Callable[..., Any], wide: bool = False,
+             **options: Any) -> Callable[..., Any]:
+        jitted = jax.jit(raw)
+        if not wide:
+            return jitted
+
+        def call(*args: Any) -> Any:
+            with jax.enable_x64(True):
+                return jitted(*args)
+        call.__wrapped__ = jitted  # type: ignore[attr-defined]
+        return call
 
     def native_dtype(self, name: str) -> Any:
         return numpy_dtype(name)
@@ -166,7 +189,8 @@ class JaxRuntime(Runtime):
         return isinstance(value, jax.Array)
 
     def to_native(self, value: Any) -> Any:
-        return jnp.asarray(value)
+        with jax.enable_x64(True):  # a float64 input stays float64 (the guard checks it)
+            return jnp.asarray(value)
 
     def spec(self, value: Any) -> TensorSpec:
         return TensorSpec(tuple(value.shape), dtype_name(value.dtype))

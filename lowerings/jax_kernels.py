@@ -14,8 +14,15 @@ from jax import lax
 
 from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
-__all__ = ["adaptive_avg_pool", "dilated_max_pool", "grouped_transpose_kernel", "interpolate",
-           "top_k"]
+__all__ = ["adaptive_avg_pool", "dilated_max_pool", "float_remainder",
+           "grouped_transpose_kernel", "interpolate", "top_k"]
+
+
+def float_remainder(x, y):
+    # NumPy's float remainder, from the exact fmod plus y where the signs differ:
+    # x - y * floor(x / y) loses every digit once |x / y| passes 2**24 (float32)
+    m = jnp.fmod(x, y)
+    return jnp.where((m != 0) & ((m < 0) != (y < 0)), m + y, m)
 
 
 def top_k(x, k, axis, largest):

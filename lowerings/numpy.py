@@ -10,11 +10,15 @@ self-contained.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from operator import methodcaller
+from typing import Any
 
+from ivy_ir.core.module import Module
 from ivy_ir.core.reference import NAMES, REFERENCE
 from ivy_ir.core.rules import PLAIN_ELEMENTWISE, RuleTable, native_names
 
-from .runtime import Runtime
+from .runtime import Runtime, copy_shared
 from .target import Target
 
 TARGET = Target(
@@ -25,4 +29,14 @@ TARGET = Target(
     fresh_ops=frozenset({"astype", "where", "erf", "rsqrt"}),
     view_ops=frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "flip", "split"}))
 
-RUNTIME = Runtime()
+
+class NumpyRuntime(Runtime):
+    """NumPy arrays are mutable, and the program's parameters and hoisted constants live
+    as long as it does: a result that is one of them (or a view of one) is copied, so
+    writing into a result never changes `c.params` or the next call's answer."""
+
+    def own_outputs(self, fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
+        return copy_shared(fn, module, TARGET.view_ops, methodcaller("copy"))
+
+
+RUNTIME = NumpyRuntime()

@@ -9,11 +9,14 @@ torch and TensorFlow, builds the `module` that owns the parameters.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
+from xdsl.ir import BlockArgument, SSAValue
 
-from ivy_ir.dialect import TensorSpec, dtype_name
+from ivy_ir.core.module import Module
+from ivy_ir.dialect import IvyOp, TensorSpec, dtype_name
 from ivy_ir.dialect.types import numpy_dtype
 
 
@@ -23,6 +26,10 @@ class Runtime:
     name = "numpy"
     options: frozenset[str] = frozenset()
     """Keyword options `ivy_ir.compile`/`lower` accept for this target."""
+    fast_types: tuple[type, ...] | None = None
+    """The input types the compiled call passes on without converting, when an equal
+    `.dtype` does not already tell them (JAX and TF dtypes both equal NumPy's, yet
+    `jax.jit` refuses a TF tensor); None: the dtype check is enough."""
 
     def check_options(self, options: dict[str, Any]) -> None:
         unknown = set(options) - self.options
@@ -39,13 +46,19 @@ class Runtime:
         """The framework's own wrapping of `raw(params, *inputs)`."""
         return raw
 
+    def scope(self, wide: bool) -> AbstractContextManager[Any]:
+        """Where the generated module runs its top level (hoisted constants) and makes
+        its parameters: JAX's scoped x64 for programs with 64-bit values."""
+        return nullcontext()
+
     def native_dtype(self, name: str) -> Any:
         """What `.dtype` of a native input equals for the IR dtype `name`."""
         return numpy_dtype(name)
 
     def to_native(self, value: Any) -> Any:
-        """Convert a non-native input (NumPy array, scalar, list) at the boundary."""
-        return np.asarray(value)
+        """Convert a non-native input (NumPy array, scalar, list, another framework's
+        tensor) at the boundary."""
+        return host_array(value)
 
     def is_native(self, value: Any) -> bool:
         return isinstance(value, np.ndarray)
@@ -58,14 +71,70 @@ class Runtime:
         """A framework module owning `params` whose forward is `call`; None if none."""
         return None
 
+    def own_outputs(self, fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
+        """`fn`, changed where its results could share memory that outlives the call
+        (NumPy: parameters and hoisted constants returned as they are)."""
+        return fn
+
+
+def host_array(value: Any) -> np.ndarray:
+    """Any framework's array as a NumPy array: a torch tensor leaves autograd and its
+    device first (`np.asarray` refuses both); the others convert through `__array__`."""
+    if isinstance(value, np.ndarray):
+        return value
+    detach = getattr(value, "detach", None)
+    if callable(detach) and callable(getattr(value, "cpu", None)):
+        value = detach().cpu()
+    return np.asarray(value)
+
 
 def nest(flat: dict[str, Any]) -> dict[str, Any]:
     """{"a.b": v} -> {"a": {"b": v}}: the tree that module-building targets mirror."""
     tree: dict[str, Any] = {}
-    for name, value in flat.items():
+    for name, value in sorted(flat.items(), key=lambda item: item[0].count(".")):
         node = tree
         *path, leaf = name.split(".")
-        for part in path:
+        for i, part in enumerate(path):
             node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"parameters '{'.'.join(path[:i + 1])}' and '{name}': a "
+                                 "module cannot hold both a parameter and a submodule of "
+                                 "one name; rename one of them")
+        if leaf in node:
+            raise ValueError(f"parameters '{name}' and '{name}.*': a module cannot hold "
+                             "both a parameter and a submodule of one name; rename one")
         node[leaf] = value
     return tree
+
+
+def copy_shared(fn: Callable[..., Any], module: Module, view_ops: frozenset[str],
+                copy: Callable[[Any], Any]) -> Callable[..., Any]:
+    """`fn` copying each result that can be a parameter, a hoisted constant or a view of
+    one (through `view_ops`): for eager targets whose arrays are mutable. Decided from
+    the IR once, so programs returning only fresh values run `fn` itself."""
+    params = {i for i, a in enumerate(module.args()) if a.param is not None}
+    results = list(module.entry.body.block.last_op.operands)
+    shared = [i for i, v in enumerate(results) if _shares_memory(v, params, view_ops)]
+    if not shared:
+        return fn
+    if not module.returns_sequence and len(results) == 1:
+        return lambda params, *inputs: copy(fn(params, *inputs))
+
+    def call(params: dict[str, Any], *inputs: Any) -> Any:
+        out = list(fn(params, *inputs))
+        for i in shared:
+            out[i] = copy(out[i])
+        return tuple(out)
+    return call
+
+
+def _shares_memory(value: SSAValue, params: set[int], view_ops: frozenset[str]) -> bool:
+    if isinstance(value, BlockArgument):
+        return value.index in params
+    op = value.owner
+    if not isinstance(op, IvyOp):
+        return False
+    name = op.SPEC.name
+    if name == "constant":
+        return True
+    return name in view_ops and _shares_memory(op.operands[0], params, view_ops)

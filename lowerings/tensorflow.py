@@ -32,6 +32,7 @@ from .emitter import Emission
 from .target import Target
 from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
+from .tensorflow_semantics import SEMANTIC_RULES
 
 NAMES = {"floor_divide": "floordiv", "remainder": "floormod",
          "bitwise_left_shift": "tf.bitwise.left_shift",
@@ -96,15 +97,6 @@ def _reduce(fn: str) -> Rule:
     return rule
 
 
-def _arg_reduce(fn: str) -> Rule:
-    def rule(c: OpContext) -> str:
-        x, axis = c.args["x"], c.attrs["axis"]
-        inner = f"tf.reshape({x}, [-1])" if axis is None else x
-        arg = f"{fn}({inner}, axis={0 if axis is None else axis}, output_type=tf.int64)"
-        return f"tf.reshape({arg}, {literal(c.out.shape)})" if c.attrs["keepdims"] else arg
-    return rule
-
-
 def _predicate(c: OpContext) -> str:
     fn, const, join = PREDICATE[c.op.SPEC.name]
     x, dtype = c.args["x"], c.in_types["x"].dtype
@@ -131,6 +123,10 @@ def _bitwise(int_fn: str, bool_fn: str) -> Rule:
 
 def _clip(c: OpContext) -> str:
     x, dt, lo, hi = c.args["x"], c.out.dtype, c.attrs["min"], c.attrs["max"]
+    if dt in INTS:  # a bound past the dtype's range clips nothing (TF would wrap it)
+        info = np.iinfo(dt)
+        lo = None if lo is None or lo <= info.min else lo
+        hi = None if hi is None or hi >= info.max else hi
     if lo is not None and hi is not None:
         return f"tf.clip_by_value({x}, {_scalar(lo, dt)}, {_scalar(hi, dt)})"
     if lo is not None:
@@ -143,7 +139,9 @@ def _clip(c: OpContext) -> str:
 def _fill(c: OpContext) -> str:
     dt = c.out.dtype
     value = _scalar(c.attrs["fill_value"], dt)
-    return f"tf.fill({literal(c.out.shape)}, tf.constant({value}, {c.target.dtype(dt)}))"
+    # full_like of a tensor with a dynamic dim takes its shape at run time
+    shape = f"tf.shape({c.args['x']})" if None in c.out.shape else literal(c.out.shape)
+    return f"tf.fill({shape}, tf.constant({value}, {c.target.dtype(dt)}))"
 
 
 def _eye(c: OpContext) -> str:
@@ -184,7 +182,10 @@ def _tile(c: OpContext) -> str:
     # NumPy aligns reps and shape on the right, padding the shorter with ones
     x, reps, shape = c.args["x"], list(c.attrs["reps"]), list(c.in_types["x"].shape)
     rank = max(len(reps), len(shape))
-    if len(shape) < rank:
+    if len(shape) < rank and None in shape:  # a dynamic dim is read at run time
+        ones = literal([1] * (rank - len(shape)))
+        x = f"tf.reshape({x}, tf.concat([{ones}, tf.shape({x})], 0))"
+    elif len(shape) < rank:
         x = f"tf.reshape({x}, {literal([1] * (rank - len(shape)) + shape)})"
     return f"tf.tile({x}, {literal([1] * (rank - len(reps)) + reps)})"
 
@@ -283,8 +284,6 @@ TF_RULES: dict[str, Rule] = {
     # reductions and scans
     "var": "variance({x}, {axis}, {keepdims}, {correction})",
     "std": "tf.sqrt(variance({x}, {axis}, {keepdims}, {correction}))",
-    "argmax": _arg_reduce("tf.math.argmax"),
-    "argmin": _arg_reduce("tf.math.argmin"),
     "cumsum": "tf.math.cumsum({x}, axis={axis})",
     "cumprod": "tf.math.cumprod({x}, axis={axis})",
     # shape manipulation
@@ -331,6 +330,7 @@ TF_RULES: dict[str, Rule] = {
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
     "embedding": "tf.nn.embedding_lookup({weight}, {indices})",
     **NN_RULES,
+    **SEMANTIC_RULES,
 }
 
 HELPERS = collect_helpers(K, NN, resample)

@@ -12,10 +12,34 @@ import numpy as np
 import tensorflow as tf
 
 __all__ = [
-    "attention", "diagonal", "edge_pad", "layer_norm", "matrix_norm", "move_last",
+    "attention", "diagonal", "edge_pad", "float_remainder", "floor_divide", "layer_norm",
+    "matrix_norm", "move_last",
     "random_uniform", "solve", "svd", "take_along_axis", "top_k", "tri", "variance",
     "vector_norm",
 ]
+
+
+def float_remainder(x, y):
+    # NumPy's float remainder, from the exact fmod plus y where the signs differ:
+    # x - y * floor(x / y) loses every digit once |x / y| passes 2**24 (float32). TF's
+    # TruncateMod has no gradient: the value is the exact one, the gradient floormod's
+    m = tf.truncatemod(x, y)
+    exact = tf.where((m != 0) & ((m < 0) != (y < 0)), m + y, m)
+    approx = tf.math.floormod(x, y)
+    return approx + tf.stop_gradient(exact - approx)
+
+
+def floor_divide(x, y):
+    # NumPy's float floor division (its divmod): (x - fmod(x, y)) / y, one less where the
+    # remainder's sign differs from y's, rounded; NaN for an infinite x, and x / y for
+    # y == 0. TF's floordiv is floor(x / y), -inf where NumPy's is NaN.
+    mod = tf.truncatemod(x, y)
+    div = (x - mod) / y
+    div = tf.where((mod != 0) & ((y < 0) != (mod < 0)), div - 1, div)
+    floor = tf.math.floor(div)
+    floor = tf.where(div - floor > 0.5, floor + 1, floor)
+    # piecewise constant: no gradient, as TF's FloorDiv has none (TruncateMod has none)
+    return tf.stop_gradient(tf.where(y == 0, x / y, floor))
 
 
 def tri(x, k, lower):
@@ -31,7 +55,8 @@ def variance(x, axis, keepdims, correction):
     axes = range(len(x.shape)) if axis is None else axis
     n = int(np.prod([x.shape[a] for a in axes]))
     var = tf.math.reduce_variance(x, axis=axis, keepdims=keepdims)
-    return var if correction == 0 else var * (n / (n - correction))
+    # n == correction divides a tensor by 0.0 (inf or NaN, as NumPy), not a Python float
+    return var if correction == 0 else var * n / (n - correction)
 
 
 def vector_norm(x, ord, axis, keepdims):

@@ -27,7 +27,9 @@ def _gelu(c: OpContext) -> str:
     if tanh:
         inner = f"{math.sqrt(2 / math.pi)!r} * ({x} + 0.044715 * {x} ** 3)"
         return f"0.5 * {x} * (1.0 + tf.math.tanh({inner}))"
-    return f"0.5 * {x} * (1.0 + tf.math.erf({x} * {1 / math.sqrt(2)!r}))"
+    # erf of a clipped argument: TF's float64 erf is NaN past |z| ~ 1e155, and is +-1 past 6
+    z = f"tf.clip_by_value({x} * {1 / math.sqrt(2)!r}, -6.0, 6.0)"
+    return f"0.5 * {x} * (1.0 + tf.math.erf({z}))"
 
 
 def _elu(c: OpContext) -> str:
@@ -82,8 +84,6 @@ NN_RULES: dict[str, Rule] = {
     "gelu": _gelu,
     "elu": _elu,
     "softplus": _softplus,
-    "softmax": "tf.nn.softmax({x}, axis={axis})",
-    "log_softmax": "tf.nn.log_softmax({x}, axis={axis})",
     "linear": _linear,
     "batch_norm": _batch_norm,
     "layer_norm": _layer_norm,

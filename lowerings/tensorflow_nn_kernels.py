@@ -128,9 +128,18 @@ def max_pool(x, kernel, strides, padding, dilations, ceil_mode, layout):
     xp = pad_spatial(x, pairs, low)
     # tf.nn.pool refuses strides with dilations or beyond the window: pool densely then
     dense = any(dl > 1 or s > k for dl, s, k in zip(dilations, strides, kernel))
-    y = tf.nn.pool(xp, kernel, "MAX", strides=None if dense else strides, padding="VALID",
-                   dilations=dilations)
-    y = subsample(y, strides if dense else (1,) * n, outs)
+
+    def pool(v):
+        v = tf.nn.pool(v, kernel, "MAX", strides=None if dense else strides,
+                       padding="VALID", dilations=dilations)
+        return subsample(v, strides if dense else (1,) * n, outs)
+    y = pool(xp)
+    if x.dtype.is_floating:
+        # TF's max skips NaN and starts from the lowest finite value; the IR's, as
+        # NumPy's, is NaN for a window holding NaN and -inf for one of -inf only
+        flag = pool(2 * tf.cast(tf.math.is_nan(xp), x.dtype) + tf.cast(xp > -np.inf, x.dtype))
+        y = tf.where(flag >= 2, tf.constant(np.nan, x.dtype),
+                     tf.where(flag == 0, tf.constant(-np.inf, x.dtype), y))
     return restore_layout(y, layout)
 
 

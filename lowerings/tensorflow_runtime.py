@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from ivy_ir.dialect import TensorSpec, dtype_name
 
-from .runtime import Runtime, nest
+from .runtime import Runtime, host_array, nest
 
 
 class TensorFlowRuntime(Runtime):
@@ -39,7 +39,7 @@ class TensorFlowRuntime(Runtime):
         return isinstance(value, (tf.Tensor, tf.Variable))
 
     def to_native(self, value: Any) -> Any:
-        return tf.convert_to_tensor(np.asarray(value))
+        return tf.convert_to_tensor(host_array(value))
 
     def spec(self, value: Any) -> TensorSpec:
         return TensorSpec(tuple(value.shape), dtype_name(value.dtype.name))
@@ -54,8 +54,8 @@ class CompiledModule(tf.Module):
 
     def __init__(self, params: dict[str, Any], call: Callable[..., Any]):
         super().__init__(name="compiled")
-        _attach(self, nest(params))
         self._call = call
+        _attach(self, nest(params))
 
     def __call__(self, *inputs: Any) -> Any:
         return self._call(*inputs)
@@ -68,9 +68,19 @@ def _module_name(key: str) -> str:
 
 
 def _attach(module: tf.Module, tree: dict[str, Any]) -> None:
+    """Set the tree as attributes (tracked, so `trainable_variables` and checkpoints
+    see them). A key that is already an attribute of the module (`name`, `variables`,
+    `__class__`, our `_call`) or starts with `_` (tf.Module's own state) is held under
+    `_ivy_param_<n>` instead: the variable stays in `c.params` under its source name and
+    in `module.variables`, and never replaces what tf.Module needs."""
+    taken = set(dir(module))
+    hidden = 0
     for key, value in tree.items():
         if isinstance(value, dict):
             child = tf.Module(name=_module_name(key))
             _attach(child, value)
             value = child
-        setattr(module, key, value)
+        attr = key
+        if key.startswith("_") or key in taken:
+            attr, hidden = f"_ivy_param_{hidden}", hidden + 1
+        setattr(module, attr, value)

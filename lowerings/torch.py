@@ -38,6 +38,7 @@ from .emitter import Emission
 from .target import Target
 from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
+from .torch_semantics import SEMANTIC_RULES
 
 NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
          "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax",
@@ -354,6 +355,7 @@ TORCH_RULES: dict[str, Rule] = {
     "embedding": lambda c: f"F.embedding({_long(c, 'indices')}, {c.args['weight']})",
     "logsumexp": _reduce("torch.logsumexp"),
     **NN_RULES,
+    **SEMANTIC_RULES,
 }
 
 HELPERS = collect_helpers(K)
@@ -375,7 +377,8 @@ def _inplace_methods() -> dict[str, str]:
     sigmoid) whose `Tensor.NAME_` twin computes the same values into `x`."""
     names = {**native_names(PLAIN_ELEMENTWISE, NAMES), "sigmoid": "sigmoid"}
     return {op: f"{name}_" for op, name in names.items()
-            if op not in NO_INPLACE_GRAD and hasattr(torch.Tensor, f"{name}_")}
+            if op not in NO_INPLACE_GRAD | SEMANTIC_RULES.keys()
+            and hasattr(torch.Tensor, f"{name}_")}
 
 
 # eager torch runs elementwise groups as in-place expressions (lowerings/fused.py);

@@ -13,9 +13,16 @@ import torch.nn.functional as F
 
 __all__ = [
     "avg_pool", "channels_first", "channels_restore", "conv", "conv_transpose",
-    "eye", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
+    "eye", "float_remainder", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
     "torch_pads", "vector_norm",
 ]
+
+
+def float_remainder(x, y):
+    # NumPy's float remainder, from the exact fmod plus y where the signs differ:
+    # x - y * floor(x / y) loses every digit once |x / y| passes 2**24 (float32)
+    m = torch.fmod(x, y)
+    return torch.where((m != 0) & ((m < 0) != (y < 0)), m + y, m)
 
 
 def eye(n_rows, n_cols, k, dtype, device):

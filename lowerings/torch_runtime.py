@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec, dtype_name
 
-from .runtime import Runtime, nest
+from .runtime import Runtime, copy_shared, host_array, nest
 
 
 def to_tensor(value: np.ndarray) -> torch.Tensor:
@@ -48,13 +49,26 @@ class TorchRuntime(Runtime):
         return isinstance(value, torch.Tensor)
 
     def to_native(self, value: Any) -> Any:
-        return to_tensor(np.asarray(value))
+        array = host_array(value)
+        # torch would share a read-only buffer (a JAX array's) and warn: copy it
+        return to_tensor(array if array.flags.writeable else array.copy())
 
     def spec(self, value: Any) -> TensorSpec:
         return TensorSpec(tuple(value.shape), dtype_name(str(value.dtype).removeprefix("torch.")))
 
     def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
         return CompiledModule(params, call)
+
+    def own_outputs(self, fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
+        """Eager torch returns a new tensor per call; a hoisted constant or a buffer
+        returned as it is would be shared by every call (`clone` keeps autograd)."""
+        return copy_shared(fn, module, VIEW_OPS, torch.Tensor.clone)
+
+
+VIEW_OPS = frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "slice", "split",
+                      "broadcast_to", "diagonal", "astype"})
+"""Ops whose torch rule can return a view of its operand (or itself: `.to` of the
+same dtype)."""
 
 
 class CompiledModule(torch.nn.Module):
@@ -71,12 +85,17 @@ class CompiledModule(torch.nn.Module):
 
 
 def _register(module: torch.nn.Module, tree: dict[str, Any]) -> None:
+    """Put the tree into the module's own tables. `register_parameter` refuses names
+    that are attributes of `nn.Module` (`float`, `eval`, `training`, `forward`) or
+    empty, yet they are legal source names: the tables take any string, and
+    `parameters()`, `state_dict()`, `.to()` and optimizers read only the tables, so the
+    names stay the source's while `module.float()` stays the method."""
     for key, value in tree.items():
         if isinstance(value, dict):
             child = torch.nn.Module()
-            module.add_module(key, child)
             _register(child, value)
+            module._modules[key] = child
         elif isinstance(value, torch.nn.Parameter):
-            module.register_parameter(key, value)
+            module._parameters[key] = value
         else:
-            module.register_buffer(key, value)
+            module._buffers[key] = value

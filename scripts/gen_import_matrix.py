@@ -44,7 +44,7 @@ def run_matrix() -> tuple[dict[tuple[str, str], tuple[int, int, float]], list[st
                 continue
             for target in TARGETS:
                 try:
-                    got = run_target(module, target, program)
+                    got = run_target(module, target, program, source)
                     worst = assert_matches(got, want, program, f"{source}->{target}")
                 except Exception as exc:  # noqa: BLE001 - reported in the table
                     worst = None

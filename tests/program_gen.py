@@ -34,11 +34,16 @@ from program_tables import (
     IDIOMS,
     INTS,
     LAYERS,
+    MAX_RANK,
     NEUTRAL,
     REDUCTIONS,
     RHS_ONLY,
     SHAPE_OPS,
     UNARY,
+    Domain,
+    exponent,
+    extremes,
+    factor,
     positive,
 )
 from xdsl.dialects import func
@@ -52,7 +57,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.core.tracer import Tracer
 from ivy_ir.dialect import TensorSpec
 
-MAX_RANK, MAX_OPS = 4, 12
+MAX_OPS = 12
 SPECIALS, SPECIAL_RATE, SPECIAL_OPERAND = (math.inf, -math.inf, math.nan, -0.0), 0.2, 0.1
 """Values given on purpose to a share of float inputs, and to every input drawn as an
 operand in the middle of a program (SPECIAL_OPERAND of them): a rewrite that claims
@@ -67,6 +72,7 @@ class Program:
     module: Module
     inputs: tuple[np.ndarray, ...]
     families: frozenset[str]
+    hostile: bool = False
 
     def ops(self) -> list[str]:
         """Names of the ivy ops in the program (with repeats)."""
@@ -75,7 +81,7 @@ class Program:
     def __repr__(self) -> str:
         # what hypothesis prints for a failing example: enough to rebuild and to read it
         inputs = "\n".join(f"  x{i} = {a.tolist()!r}" for i, a in enumerate(self.inputs))
-        return f"build_program({self.seed})\n{self.module}inputs:\n{inputs}"
+        return f"build_program({self.seed}, hostile={self.hostile})\n{self.module}inputs:\n{inputs}"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))  # hypothesis would pretty-print the fields one by one
@@ -89,8 +95,9 @@ class Builder:
     entries of each table; a seed keeps choices uniform and the program reproducible.
     """
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, hostile: bool = False):
         self.rng = random.Random(seed)
+        self.hostile = hostile
         self.block = Block()
         self.graph = Graph(self.block, allow_params=False)
         self.pool: list[Tracer] = []
@@ -134,6 +141,9 @@ class Builder:
                 data.flat[rng.integers(0, data.size, 2)] = [self.pick(SPECIALS) for _ in "ab"]
         else:
             data = rng.integers(-4, 5, shape) if dtype in INTS else rng.random(shape) < 0.5
+        if self.hostile and data.size and dtype != "bool" and self.chance(specials):
+            self.families.add("extreme values")  # overflow and its wrap-around
+            data.flat[rng.integers(0, data.size, 2)] = [self.pick(extremes(dtype)) for _ in "ab"]
         self.inputs.append(np.asarray(data, dtype=dtype))
         arg = self.block.insert_arg(TensorSpec(shape, dtype).to_xdsl(), len(self.block.args))
         arg.name_hint = f"x{len(self.inputs) - 1}"
@@ -176,6 +186,11 @@ class Builder:
                                            .integers(-2, 3, shape), dtype=x.dtype))
         return self.new_input(shape, x.dtype)
 
+    def within(self, domain: Domain, x: Tracer) -> Tracer:
+        """x mapped into `domain`; a hostile program leaves half of them outside (NaN
+        from log(-1), integer division by zero), where the targets disagree most."""
+        return domain(x) if domain and not (self.hostile and self.chance(0.5)) else x
+
     def cast_to(self, x: Tracer, want: str) -> Tracer:
         """x, cast when its dtype is not `want` (a dtype or a dtype class)."""
         ok = CLASSES.get(want, (want,))
@@ -194,7 +209,7 @@ def _broadcasts(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 def unary(b: Builder) -> Tracer:
     cls, domain = UNARY[op := b.pick(UNARY)]
     x = b.cast_to(b.operand(), cls)
-    return getattr(F, op)(domain(x) if domain else x)
+    return getattr(F, op)(b.within(domain, x))
 
 
 def binary(b: Builder) -> Tracer:
@@ -203,7 +218,9 @@ def binary(b: Builder) -> Tracer:
     y = b.partner(x)
     if b.chance(0.3) and lhs is None and rhs is None:
         x, y = y, x
-    return getattr(F, op)(lhs(x) if lhs else x, rhs(y) if rhs else y)
+    if op == "pow" and x.dtype in INTS:  # NumPy refuses negative integer powers
+        return F.pow(x, exponent(y))
+    return getattr(F, op)(b.within(lhs, x), b.within(rhs, y))
 
 
 def neutral(b: Builder) -> Tracer:
@@ -228,7 +245,7 @@ def shape_op(b: Builder) -> Tracer | None:
     x, op = b.operand(), b.pick(SHAPE_OPS)
     rank = x.ndim
     if op == "reshape":
-        return F.reshape(x, shape=_factor(b, x.shape))
+        return F.reshape(x, shape=factor(b, x.shape))
     if op == "permute_dims":
         return F.permute_dims(x, axes=b.rng.sample(range(rank), rank))
     if op == "expand_dims":
@@ -254,20 +271,6 @@ def shape_op(b: Builder) -> Tracer | None:
     other[axis] = b.pick((0, 1, 2, 3))
     return F.concat([x, x if b.chance(0.4) else b.new_input(tuple(other), x.dtype)],
                     axis=axis)
-
-
-def _factor(b: Builder, shape: tuple[int, ...]) -> list[int]:
-    """A random shape with as many elements as `shape` (rank 0..4)."""
-    if (n := math.prod(shape)) == 0:
-        dims = [b.pick((1, 2, 3)) for _ in range(b.integer(0, MAX_RANK - 1))]
-        dims.insert(b.integer(0, len(dims)), 0)
-        return dims
-    dims = [1] * b.integer(1 if n > 1 else 0, MAX_RANK)
-    for p in (2, 3, 5, 7):
-        while n % p == 0:
-            n //= p
-            dims[b.integer(0, len(dims) - 1)] *= p
-    return dims
 
 
 def reduction(b: Builder) -> Tracer | None:
@@ -363,14 +366,15 @@ so do the neutral constants and identities, which most rewrites are about."""
 
 
 @st.composite
-def programs(draw: Callable[[st.SearchStrategy[Any]], Any]) -> Program:
+def programs(draw: Callable[[st.SearchStrategy[Any]], Any], hostile: bool = False) -> Program:
     """A random, verified ivy program with 1-4 results, and its input arrays."""
-    return build_program(draw(st.integers(0, 2**64 - 1)))
+    return build_program(draw(st.integers(0, 2**64 - 1)), hostile)
 
 
-def build_program(seed: int) -> Program:
-    """The program of `seed` (the same seed always gives the same program)."""
-    b = Builder(seed)
+def build_program(seed: int, hostile: bool = False) -> Program:
+    """The program of `seed` (the same seed always gives the same program); a hostile
+    one also holds dtype extremes and values outside the ops' domains."""
+    b = Builder(seed, hostile)
     for _ in range(b.integer(1, 2)):
         b.pool.append(b.new_input(tuple(b.dim() for _ in range(b.integer(0, 4))),
                                   b.pick(DTYPES)))
@@ -391,4 +395,4 @@ def build_program(seed: int) -> Program:
                      Region(b.block))
     module = Module(ModuleOp([fn]), {}, returns_sequence=True)
     module.verify()
-    return Program(seed, module, tuple(b.inputs), frozenset(b.families))
+    return Program(seed, module, tuple(b.inputs), frozenset(b.families), hostile)

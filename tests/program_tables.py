@@ -10,17 +10,43 @@ to generate a new op of an existing family.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 import ivy as F
 from ivy_ir.core.tracer import Tracer
 
+MAX_RANK = 4
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
 FLOATS, INTS = ("float32", "float64"), ("int32", "int64")
 CLASSES = {"any": DTYPES, "num": FLOATS + INTS, "float": FLOATS, "int": INTS,
            "intbool": INTS + ("bool",), "bool": ("bool",)}
 """The dtype classes of ops.spec, restricted to the dtypes generated."""
+
+
+def extremes(dtype: str) -> tuple[Any, ...]:
+    """Values at the edges of `dtype`: its largest and smallest (for floats the largest
+    finite ones, whose doubling overflows to infinity; not the smallest normal, whose
+    neighbourhood jax and TF flush, docs/semantics.md)."""
+    info = np.finfo(dtype) if dtype in FLOATS else np.iinfo(dtype)
+    return (info.min, info.max, 0) if dtype in INTS else (info.max, -info.max)
+
+
+def factor(b: Any, shape: tuple[int, ...]) -> list[int]:
+    """A random shape with as many elements as `shape` (rank 0..4)."""
+    if (n := math.prod(shape)) == 0:
+        dims = [b.pick((1, 2, 3)) for _ in range(b.integer(0, MAX_RANK - 1))]
+        dims.insert(b.integer(0, len(dims)), 0)
+        return dims
+    dims = [1] * b.integer(1 if n > 1 else 0, MAX_RANK)
+    for p in (2, 3, 5, 7):
+        while n % p == 0:
+            n //= p
+            dims[b.integer(0, len(dims) - 1)] *= p
+    return dims
 
 
 # ---- domain prefixes: each maps any value of its dtype into some ops' domain ----

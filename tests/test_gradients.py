@@ -109,15 +109,17 @@ def _grad_jax(c: Any, flat: list[Any], diff: list[int], loss: Loss) -> list[np.n
     import jax
     import jax.numpy as jnp
 
-    xs = [jnp.asarray(a) for a in flat]
-
     def f(*d: Any) -> Any:
         args = list(xs)
         for i, v in zip(diff, d):
             args[i] = v
         out = loss(c.apply(c.params, *args), jnp.sum, lambda w, t: jnp.asarray(w, t.dtype))
         return jnp.zeros((), "float64") if out is None else out
-    grads = jax.grad(f, argnums=tuple(range(len(diff))))(*[xs[i] for i in diff])
+
+    # this loss around the program is the user's own float64 JAX code: it needs x64
+    with jax.enable_x64(True):
+        xs = [jnp.asarray(a) for a in flat]
+        grads = jax.grad(f, argnums=tuple(range(len(diff))))(*[xs[i] for i in diff])
     return [np.asarray(g) for g in grads]
 
 
@@ -310,10 +312,14 @@ def _param_grads(target: str, c: Any, x: np.ndarray, y: np.ndarray
 
         def f(p: dict[str, Any]) -> Any:
             return _mse(c.apply(p, jnp.asarray(x)), jnp.asarray(y), jnp.sum)
-        value, grads = jax.value_and_grad(f)(c.params)
+
+        # the loss is the user's own JAX code: float64 there is the user's choice (x64)
+        with jax.enable_x64(True):
+            value, grads = jax.value_and_grad(f)(c.params)
 
         def step() -> float:
-            return float(f({k: v - lr * grads[k] for k, v in c.params.items()}))
+            with jax.enable_x64(True):
+                return float(f({k: v - lr * grads[k] for k, v in c.params.items()}))
         return float(value), {k: np.asarray(g) for k, g in grads.items()}, step
     if target == "torch":
         import torch

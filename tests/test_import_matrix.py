@@ -31,7 +31,7 @@ def _imported(source: str, index: int) -> tuple[ivy_ir.Module, list[np.ndarray]]
 def test_zoo_program_on_every_target(source, index, name, target):
     program = zoo(source)[index]
     module, want = _imported(source, index)
-    got = run_target(module, target, program)
+    got = run_target(module, target, program, source)
     assert_matches(got, want, program, f"{source}->{target} {name}")
 
 

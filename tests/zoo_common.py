@@ -96,11 +96,15 @@ def import_program(framework: str, program: ZooProgram) -> tuple[Any, list[np.nd
     return module, run_native(framework, program)
 
 
-def run_target(module: Any, target: str, program: ZooProgram) -> list[np.ndarray]:
-    """The imported program (an `ivy_ir.Module`) compiled for `target`, on the inputs."""
+def run_target(module: Any, target: str, program: ZooProgram,
+               framework: str) -> list[np.ndarray]:
+    """The imported program (an `ivy_ir.Module`) compiled for `target`, on the inputs as
+    the source framework holds them (JAX without x64 holds a float64 input as float32),
+    handed over as NumPy arrays."""
     import ivy_ir
 
-    return _outputs(ivy_ir.compile(module, target=target)(*program.args))
+    args = [_to_numpy(a) for a in native_args(framework, program)[0]]
+    return _outputs(ivy_ir.compile(module, target=target)(*args))
 
 
 def _outputs(out: Any) -> list[np.ndarray]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import Builtin
 from xdsl.dialects.func import Func
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.exceptions import ParseError
 
 from ..dialect import Ivy
 from .errors import IRError
+from .ir_parser import LocatedVerifyError, read_module, verify_located
+from .ir_text import ParseLimits, current_limits, ir_error
 from .module import Module
 
 
@@ -20,17 +21,24 @@ def make_context() -> Context:
     return ctx
 
 
-def parse(text: str, name: str = "<ir>") -> Module:
-    """Parse and verify IR text; never runs code from it."""
+def parse(text: str | bytes, name: str = "<ir>", limits: ParseLimits | None = None) -> Module:
+    """Parse and verify IR text (bytes must be UTF-8); never runs code from it.
+
+    Any failure is an `IRError` that points at the offending token or op as
+    `name:line:col`. `limits` (default: `ir_text.current_limits()`) bounds what the text
+    may make the parser allocate and how deeply it may nest.
+    """
     try:
-        op = Parser(make_context(), text, name).parse_module()
+        op, spans = read_module(make_context(), text, name, limits or current_limits())
+        module = Module(op)
+        verify_located(op, spans)  # xDSL's checks, then what every ivy target needs
+        verify_located(op, spans, verify=module.verify)
     except ParseError as exc:
-        raise IRError(str(exc).strip()) from None
-    if not isinstance(op, ModuleOp):
-        raise IRError(f"{name}: expected a builtin.module")
-    module = Module(op)
-    try:
-        module.verify()
-    except VerifyException as exc:
-        raise IRError(f"{name}: {exc}") from None
+        raise ir_error(exc) from None
+    except LocatedVerifyError as exc:
+        raise IRError(exc.text, file=exc.file, line=exc.line, col=exc.col,
+                      token=exc.token) from None
+    except RecursionError:
+        raise IRError(f"{name}: the IR nests too deeply for Python's stack; lower "
+                      "ParseLimits.max_nesting") from None
     return module

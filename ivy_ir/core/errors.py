@@ -4,7 +4,17 @@ from __future__ import annotations
 
 
 class IRError(ValueError):
-    """Malformed or invalid IR text; the message has line:column or names the op."""
+    """Malformed or invalid IR text; the message has line:column or names the op.
+
+    Errors raised while reading text also carry where they point, so that tools can
+    use the position without parsing the message: `file`, `line` and `col` (1-based)
+    and `token`, the offending text ("" at the end of the input); all None otherwise.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 col: int | None = None, token: str | None = None):
+        super().__init__(message)
+        self.file, self.line, self.col, self.token = file, line, col, token
 
 
 class TraceError(RuntimeError):

@@ -61,6 +61,8 @@ class Graph:
         return list(op.results)
 
     def add_param(self, name: str, array: np.ndarray, trainable: bool = True) -> SSAValue:
+        if name in self.params:  # two arguments of one name would merge into one value
+            raise ValueError(f"two parameters are named '{name}'")
         arg = self.block.insert_arg(TensorSpec.of(array).to_xdsl(), len(self.block.args))
         arg.name_hint = identifier(name)
         self.params[name] = array
@@ -76,7 +78,14 @@ class Graph:
             # one buffer per array and dtype; holding `value` keeps its id from being reused
             key = (id(value), array.dtype.str)
             if key not in self._lifted:
-                arg = self.add_param(f"const{len(self._lifted)}", array, trainable=False)
+                arg = self.add_param(self._fresh_const_name(), array, trainable=False)
                 self._lifted[key] = (value, arg)
             return self._lifted[key][1]
         return self.emit("constant", [], {"value": array})[0]
+
+    def _fresh_const_name(self) -> str:
+        """`const<n>` for a lifted array, never a name the user gave a parameter."""
+        n = len(self._lifted)
+        while f"const{n}" in self.params:
+            n += 1
+        return f"const{n}"

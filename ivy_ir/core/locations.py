@@ -56,6 +56,8 @@ def where(loc: Attribute) -> str:
 
 
 def identifier(name: str) -> str:
-    """An SSA name hint for a source name such as `layers.0.w` or `dense/kernel`."""
-    out = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    return out if out and not out[0].isdigit() else f"_{out}"
+    """An SSA name hint for a source name such as `layers.0.w` or `dense/kernel`: ASCII
+    letters, digits and `_` only, as xDSL accepts (`é` or a full-width `ｗ` become `_`)."""
+    out = "".join(c if (c.isascii() and c.isalnum()) or c == "_" else "_" for c in name)
+    # xDSL drops a trailing `_<digits>` from hints, and would leave nothing of `_0`
+    return out if out and not out[0].isdigit() else f"v_{out}"

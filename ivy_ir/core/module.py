@@ -13,9 +13,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 from ..dialect import TensorSpec
+from ..dialect.ops import location_text
 
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
 
@@ -64,7 +67,23 @@ class Module:
         return [TensorSpec.from_xdsl(t) for t in self.entry.function_type.outputs.data]
 
     def verify(self) -> None:
-        self.op.verify()
+        """Check what every target needs before anything is lowered: the structure
+        (`check_structure`), then each op's own verifier. Raises `VerifyException`
+        naming the op and, where it has one, its location."""
+        check_structure(self.op)
+        try:
+            self.op.verify()
+        except VerifyException as exc:
+            culprit, text = self.op, str(exc)
+            for op in self.op.walk():  # the failing op, to name it (the error path only)
+                try:
+                    op.verify(verify_nested_ops=False)
+                except VerifyException as own:
+                    culprit, text = op, str(own)
+                    break
+            if culprit.name in text:  # ivy ops name themselves and their location
+                raise VerifyException(text) from None
+            raise VerifyException(f"{_where(culprit)}: {text}") from None
 
     def to_text(self, locations: bool = True) -> str:
         buf = io.StringIO()
@@ -79,3 +98,55 @@ class Module:
 
     def op_count(self) -> int:
         return sum(1 for o in self.entry.walk() if o.name.startswith("ivy."))
+
+
+def check_structure(module: ModuleOp) -> None:
+    """Refuse a module no target can run, which xDSL's verifier lets through: no
+    entry function, a function of several blocks (control flow is structured, so a
+    second block would be dropped silently by a lowering), an op other than an ivy op
+    or `func.return` in a body, or a value used before its definition."""
+    funcs = []
+    for op in module.ops:
+        if not isinstance(op, func.FuncOp):
+            raise VerifyException(f"{_where(op)}: a module holds func.func ops only")
+        funcs.append(op)
+    if not funcs:
+        raise VerifyException("the module has no entry function (no func.func)")
+    for fn in funcs:
+        what = f"function @{fn.sym_name.data}"
+        if not fn.body.blocks:
+            raise VerifyException(f"{what} is a declaration without a body; it cannot run")
+        if len(fn.body.blocks) > 1:
+            raise VerifyException(f"{what} has {len(fn.body.blocks)} blocks; a function body "
+                                  "is one block (control flow is structured ops)")
+        for op in fn.body.walk():
+            if not (isinstance(op, func.ReturnOp) or op.dialect_name() == "ivy"):
+                raise VerifyException(f"{_where(op)} in {what}: only ivy ops and "
+                                      "func.return may appear in a function body")
+        _defined_before_use(fn.body.block, set())
+
+
+def _defined_before_use(block: Block, seen: set[SSAValue]) -> None:
+    """Every operand is a value defined above its use: an argument of an enclosing
+    block or a result of an earlier op (the text parser accepts forward references).
+    `seen` holds the values visible here; what the block defines leaves it again on
+    the way out, so the walk stays linear in the number of ops."""
+    local: list[SSAValue] = list(block.args)
+    seen.update(local)
+    for op in block.ops:
+        for i, value in enumerate(op.operands):
+            if value not in seen:
+                shown = f"%{value.name_hint}" if value.name_hint else f"operand #{i}"
+                raise VerifyException(f"{_where(op)}: {shown} is used before its definition")
+        for region in op.regions:
+            for inner in region.blocks:
+                _defined_before_use(inner, seen)
+        seen.update(op.results)
+        local.extend(op.results)
+    seen.difference_update(local)
+
+
+def _where(op: Operation) -> str:
+    """`op.name at file:line:col` (just the name where the op has no location)."""
+    loc = location_text(op.location)
+    return f"{op.name} at {loc}" if loc else op.name

@@ -108,7 +108,7 @@ class OpContext:
         f.update({k: self.lit(k) for k in self.attrs if k not in f and
                   self.op.SPEC.attr_map[k].kind != "dense"})
         f["out_dtype"] = self.target.dtype(self.out.dtype)
-        f["out_shape"] = literal(tuple(self.out.shape))
+        f["out_shape"] = literal(reshape_target(self.out.shape))
         f["ns"] = self.target.namespace
         return f
 
@@ -139,6 +139,12 @@ def expression(op: IvyOp, table: RuleTable, name_of: Callable[[SSAValue], str],
     if len(ctx.out_types) == 1 and ctx.out.rank == 0 and not spec.variadic_results:
         expr = table.scalar.format(expr)
     return expr
+
+
+def reshape_target(shape: tuple[int | None, ...]) -> tuple[int | None, ...]:
+    """`shape` as a reshape target: one dynamic dim becomes -1, which every framework
+    infers from the element count (a None would reach the framework and fail)."""
+    return tuple(-1 if d is None else d for d in shape) if shape.count(None) == 1 else shape
 
 
 def literal(value: Any) -> str:

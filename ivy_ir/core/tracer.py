@@ -77,6 +77,15 @@ class Tracer:
                          "truth value of a traced array is not known while tracing; use "
                          "ivy.where instead")
 
+    def __float__(self) -> float:
+        raise _concrete("float")
+
+    def __int__(self) -> int:
+        raise _concrete("int")
+
+    def __complex__(self) -> complex:
+        raise _concrete("complex")
+
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
@@ -96,6 +105,18 @@ class Tracer:
     def transpose(self, *axes: Any) -> Tracer:
         order = list(axes[0] if len(axes) == 1 else axes) or list(range(self.ndim))[::-1]
         return OPS.permute_dims(self, axes=order)
+
+
+class ConcretizationError(TraceError, TypeError):
+    """A traced array converted to a Python number. A TypeError too, as Python's own
+    conversions raise one, so code that probes `float(v)` keeps working."""
+
+
+def _concrete(kind: str) -> ConcretizationError:
+    return ConcretizationError(
+        f"{kind}() of a traced array{where(user_location())}: its value is not known while "
+        "tracing; keep it an array (ivy ops accept arrays wherever they accept numbers), "
+        "or pass the number as a static (non-array) argument")
 
 
 # ---- binding and promotion (shared with the facade's eager path) ----

@@ -5,7 +5,8 @@ variadic one) and the attribute values (defaults filled in) and returns the resu
 types, or raises `InferError` saying what is wrong in the user's terms. The same rule
 computes result types at build time and checks them in the verifier, so the two can
 never disagree. Rules for linear algebra, indexing and nn layers live in
-`infer_nn.py`; `ops.INFER_RULES` joins the two tables.
+`infer_nn.py`, those of windowed layers in `infer_window.py`; `ops.INFER_RULES` joins
+the three tables.
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ from typing import Any
 
 from .types import FLOATS, REAL_OF, TensorSpec
 
+INT_BOUNDS = {f"{s}int{b}": ((0, 2**b - 1) if s else (-(2**(b - 1)), 2**(b - 1) - 1))
+              for s in ("", "u") for b in (8, 16, 32, 64)}
+"""Each integer dtype's (min, max)."""
+
 Shape = tuple[int | None, ...]
 Rule = Callable[[list[Any], dict[str, Any]], list[TensorSpec]]
 RULES: dict[str, Rule] = {}
-"""The rules of this module; `infer_nn.NN_RULES` holds the others, and `ops.INFER_RULES`
-both."""
+"""The rules of this module; `infer_nn.NN_RULES` and `infer_window.WINDOW_RULES` hold the
+others, and `ops.INFER_RULES` all of them."""
 
 
 class InferError(ValueError):
@@ -135,6 +140,7 @@ def _constant(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 @rule("shaped")
 def _shaped(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     check(all(d >= 0 for d in a["shape"]), f"shape {a['shape']} has a negative dimension")
+    _check_fill(a, a["dtype"])
     return [TensorSpec(tuple(a["shape"]), a["dtype"])]
 
 
@@ -142,12 +148,19 @@ def _shaped(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 def _random(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     check(ins[0].rank == 0, f"key must be a 0-d integer tensor, got shape {ins[0].shape}")
     check(a["dtype"] in FLOATS, f"random values need a float dtype, got {a['dtype']}")
+    # the frameworks' samplers refuse an empty interval or a negative spread
+    check(a.get("low", 0.0) <= a.get("high", 1.0),
+          f"low {a.get('low')} must not exceed high {a.get('high')}")
+    check(a.get("std", 0.0) >= 0, f"std must be >= 0, got {a.get('std')}")
     return _shaped(ins, a)
 
 
 @rule("arange")
 def _arange(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     check(a["step"] != 0, "step must not be zero")
+    # NumPy gives an empty range here, torch and TensorFlow refuse it
+    check((a["stop"] - a["start"]) * a["step"] >= 0, f"stop {a['stop']} lies against the "
+          f"direction of step {a['step']} from start {a['start']}")
     n = max(0, math.ceil((a["stop"] - a["start"]) / a["step"]))
     return [TensorSpec((n,), a["dtype"])]
 
@@ -167,7 +180,30 @@ def _eye(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 
 @rule("like")
 def _like(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
-    return [ins[0].with_(dtype=a["dtype"] or ins[0].dtype)]
+    out = ins[0].with_(dtype=a["dtype"] or ins[0].dtype)
+    _check_fill(a, out.dtype)
+    return [out]
+
+
+_FINITE_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+               "float32": 3.4028234663852886e38, "float64": math.inf}
+"""The largest finite value of each float dtype (a finite fill beyond it is refused)."""
+
+
+def _check_fill(a: dict[str, Any], dtype: str) -> None:
+    """A `fill_value` the result dtype cannot hold: NumPy would give inf or wrap where
+    torch refuses, so the program has no one meaning."""
+    value = a.get("fill_value")
+    if value is None or not math.isfinite(value):
+        check(value is None or dtype in FLOATS or dtype in REAL_OF,
+              f"fill_value {value} is not a finite number, which {dtype} cannot hold")
+        return
+    limit = _FINITE_MAX.get(REAL_OF.get(dtype, dtype))
+    if limit is not None:
+        check(abs(value) <= limit, f"fill_value {value} overflows {dtype}")
+    elif dtype in INT_BOUNDS:
+        low, high = INT_BOUNDS[dtype]
+        check(low <= value <= high, f"fill_value {value} is out of range for {dtype}")
 
 
 @rule("one_hot")
@@ -188,6 +224,7 @@ def _matrix_same(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 def _broadcast_to(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     target = tuple(a["shape"])
     src = ins[0].shape
+    check(all(d >= 0 for d in target), f"shape {target} has a negative dimension")
     check(len(src) <= len(target), f"cannot broadcast shape {src} to fewer dims {target}")
     for s, t in zip(reversed(src), reversed(target)):
         check(s in (1, t, None), f"cannot broadcast shape {src} to {target}")
@@ -304,10 +341,21 @@ def _split(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     x = ins[0]
     ax = norm_axis(a["axis"], x.rank)
     sizes = a["sizes"]
+    check(len(sizes) >= 1, "sizes must name at least one piece")
     check(all(s >= 0 for s in sizes), f"sizes {sizes} must be >= 0")
     check(x.shape[ax] in (None, sum(sizes)),
           f"sizes {sizes} do not add up to dim {ax} of size {x.shape[ax]}")
     return [x.with_(shape=x.shape[:ax] + (s,) + x.shape[ax + 1:]) for s in sizes]
+
+
+@rule("roll")
+def _roll(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
+    """One shift per axis; without axes the flattened tensor rolls by a single shift."""
+    want = 1 if a["axis"] is None else len(a["axis"])
+    check(len(a["shift"]) == want, f"shift {a['shift']} needs {want} entries, one per "
+          f"axis of {a['axis']}" if a["axis"] is not None else
+          f"shift {a['shift']} needs 1 entry when the tensor rolls flattened (no axis)")
+    return [ins[0]]
 
 
 @rule("tile")

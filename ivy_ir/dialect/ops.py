@@ -39,9 +39,10 @@ from xdsl.traits import Commutative, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .attrs import ATTR_CLASS, FROM_ATTR, TO_ATTR, AttrError, normalize, parse_value, print_value
-from .axes import canonical_values, negative_axes
+from .axes import axis_problem, canonical_values, negative_axes
 from .infer import RULES, InferError
 from .infer_nn import NN_RULES
+from .infer_window import WINDOW_RULES
 from .registry import SPECS
 from .spec import AXIS_KINDS, GROUPED_CLASSES, OpSpec
 from .types import CLASS_MEMBERS, DTYPES, TensorSpec
@@ -49,7 +50,7 @@ from .types import CLASS_MEMBERS, DTYPES, TensorSpec
 CLASS_WORDS = {"inexact": "float or complex"}
 """How errors name a dtype class whose name says less than its members."""
 
-INFER_RULES = {**RULES, **NN_RULES}
+INFER_RULES = {**RULES, **NN_RULES, **WINDOW_RULES}
 """Every inference rule by the name the spec's `infer=` tag gives."""
 
 
@@ -133,8 +134,12 @@ class IvyOp(IRDLOperation):
             raise VerifyException(f"ivy.{spec.name}: attribute '{name}' = {stored[name]} holds "
                                   "a negative axis; axes in the IR are canonical "
                                   "(non-negative)")
+        given = self.attr_values()
+        problem = axis_problem(spec, given, *self._ranks())
+        if problem is not None:  # here also for axes of a result, which a rule checks late
+            raise VerifyException(f"ivy.{spec.name}: {problem}")
         try:
-            values = check_attrs(spec, self.attr_values(), filled=True)
+            values = check_attrs(spec, given, filled=True)
             groups = [[_spec_of(v) for v in g] if isinstance(g, list) else _spec_of(g)
                       for g in self.operand_groups()]
             want = infer_types(spec, groups, values)
@@ -242,8 +247,9 @@ def location_text(loc: Attribute) -> str:
     """`file:line:col` (or the framework op name) of a location; "" when unknown."""
     if isinstance(loc, FileLineColLoc):
         return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    if isinstance(loc, NameLoc):
-        return loc.name.data
+    if isinstance(loc, NameLoc):  # `loc("name")` or `loc("name"(inner))`
+        inner = location_text(loc.location)
+        return f"{loc.desc.data} ({inner})" if inner else loc.desc.data
     return ""
 
 
@@ -353,10 +359,16 @@ def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any]) ->
     if len({d for _, d in group}) > 1:
         raise InferError(f"{where}: operands must share one dtype, got "
                          + ", ".join(f"{n}: {d}" for n, d in group))
-    try:
-        return INFER_RULES[spec.infer](list(operands), attrs)
+    ranks = _ranks(list(operands))
+    try:  # axes first: a rule may index a dimension an axis names
+        problem = axis_problem(spec, attrs, ranks, None)
+        out = [] if problem else INFER_RULES[spec.infer](list(operands), attrs)
+        problem = problem or axis_problem(spec, attrs, ranks, [t.rank for t in out])
     except InferError as exc:
-        raise InferError(f"{where}: {exc}") from None
+        problem = str(exc)
+    if problem is not None:
+        raise InferError(f"{where}: {problem}")
+    return out
 
 
 def _class_name(name: str) -> str:

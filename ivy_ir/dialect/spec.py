@@ -23,6 +23,10 @@ GROUPED_CLASSES = frozenset({"any", "num", "real", "inexact", "float", "int", "i
 TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask"}
 ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense",
                         "axis", "axes"})
+TAGS = frozenset({"elementwise", "broadcast", "commutative", "reduction", "composite",
+                  "nondiff", "repeat_axes"})
+"""The flags a spec line may carry (besides `infer=` and `unsupported=`): a misspelt
+one would silently mean nothing."""
 AXIS_KINDS = frozenset({"axis", "axes"})
 """Kinds of attributes that name dimensions: canonical (non-negative) in the IR."""
 
@@ -185,6 +189,10 @@ class _ToSpecs(Transformer):
                 operands.append(TensorArg(pname, dtype_class, optional=opt))
         infer = flags.pop("infer", None)
         line = getattr(name, "line", 0)
+        unknown = sorted(set(flags) - TAGS)
+        if unknown:
+            raise SpecError(f"ops.spec:{line}: op '{name}' has unknown tag(s) "
+                            f"{', '.join(unknown)}")
         _check(str(name), operands, attrs, infer, line)
         for target, dtypes in gaps.items():
             bad = sorted(dtypes - set(DTYPE_NAMES))

@@ -1,0 +1,55 @@
+"""Where JAX's own answer differs from the IR's meaning (docs/semantics.md), the jax
+rules that emit the correction."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ivy_ir.core.rules import OpContext, Rule
+from ivy_ir.dialect.types import FLOATS, INTS
+
+PINNED_CASTS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16"})
+"""Integer dtypes whose conversion from a non-representable float the IR pins
+(uint32 and uint64: NumPy's own answers are irregular, docs/semantics.md)."""
+
+
+def float_to_int_range(dtype: str) -> tuple[str, int, int]:
+    """For a float -> `dtype` cast: the integer type the hardware converts through and
+    the half-open range of values it holds; any other value (NaN, inf) becomes that
+    type's minimum. This is x86-64's answer (NumPy's, torch's and TF's on the CPU),
+    wrapped to a narrower `dtype`; XLA saturates instead."""
+    info = np.iinfo("int64" if dtype == "int64" else "int32")
+    return info.dtype.name, int(info.min), int(info.max) + 1
+
+
+def _astype(c: OpContext) -> str:
+    x, src, dst = c.args["x"], c.in_types["x"].dtype, c.out.dtype
+    if src not in FLOATS or dst not in PINNED_CASTS:
+        return f"{x}.astype({c.lit('dtype')})"
+    wide, lo, hi = float_to_int_range(dst)
+    inside = f"({x} >= {float(lo)!r}) & ({x} < {float(hi)!r})"
+    cast = f"jnp.where({inside}, {x}, {lo}).astype(jnp.{wide})"
+    return cast if wide == dst else f"{cast}.astype({c.lit('dtype')})"
+
+
+def _floor_divide(c: OpContext) -> str:
+    """Integer division by zero gives 0, as in NumPy (XLA's quotient is unspecified)."""
+    x, y = c.args["x"], c.args["y"]
+    if c.out.dtype not in INTS:
+        return f"jnp.floor_divide({x}, {y})"
+    return f"jnp.where({y} == 0, 0, jnp.floor_divide({x}, jnp.where({y} == 0, 1, {y})))"
+
+
+def _remainder(c: OpContext) -> str:
+    """Floats from the exact fmod, as NumPy (jnp.remainder loses every digit of a
+    quotient past 2**24); integers by jnp.remainder, 0 for a zero divisor as NumPy's."""
+    fn = "float_remainder" if c.out.dtype in FLOATS else "jnp.remainder"
+    return f"{fn}({c.args['x']}, {c.args['y']})"
+
+
+SEMANTIC_RULES: dict[str, Rule] = {
+    "astype": _astype,
+    "floor_divide": _floor_divide,
+    "remainder": _remainder,
+}
+"""Rules that override the generic ones of `lowerings/jax.py`."""

@@ -1,0 +1,54 @@
+"""Where torch's own answer differs from the IR's meaning (docs/semantics.md), the
+torch rules that emit the correction.
+
+Each rule replaces the plain `torch.NAME` call of the op; the fused in-place path
+(`lowerings/fused.py`) leaves these ops out, since `Tensor.NAME_` would skip the fix.
+"""
+
+from __future__ import annotations
+
+from ivy_ir.core.rules import OpContext, Rule
+from ivy_ir.dialect.types import FLOATS, INTS
+
+
+def _by_zero(fn: str, float_fn: str) -> Rule:
+    """Integer division by zero gives 0, as in NumPy (torch raises ZeroDivisionError):
+    divide by 1 where the divisor is 0, then put 0 there. Floats go through `float_fn`."""
+    def rule(c: OpContext) -> str:
+        x, y = c.args["x"], c.args["y"]
+        if c.out.dtype not in INTS:
+            return f"{float_fn}({x}, {y})"
+        return f"torch.where({y} == 0, 0, {fn}({x}, torch.where({y} == 0, 1, {y})))"
+    return rule
+
+
+def _sign(c: OpContext) -> str:
+    """sign(NaN) is NaN (torch's is 0)."""
+    x = c.args["x"]
+    if c.out.dtype in FLOATS:
+        return f"torch.where(torch.isnan({x}), {x}, torch.sgn({x}))"
+    return f"torch.sgn({x})"
+
+
+def _logical_reduce(fn: str) -> Rule:
+    """all/any give bool (torch keeps uint8 for uint8 input)."""
+    def rule(c: OpContext) -> str:
+        x, rank, axis = c.args["x"], c.in_types["x"].rank, c.attrs["axis"]
+        if c.in_types["x"].dtype != "bool":
+            x = f"({x} != 0)"
+        axes = tuple(range(rank)) if axis is None else tuple(sorted(axis))
+        if not axes and rank:
+            return f"{fn}({x}.unsqueeze(-1), dim=-1)"
+        dims = axes[0] if len(axes) == 1 else axes
+        return f"{fn}({x}, dim={dims!r}, keepdim={c.lit('keepdims')})"
+    return rule
+
+
+SEMANTIC_RULES: dict[str, Rule] = {
+    "floor_divide": _by_zero("torch.floor_divide", "torch.floor_divide"),
+    "remainder": _by_zero("torch.remainder", "float_remainder"),
+    "sign": _sign,
+    "all": _logical_reduce("torch.all"),
+    "any": _logical_reduce("torch.any"),
+}
+"""Rules that override the generic ones of `lowerings/torch.py`."""

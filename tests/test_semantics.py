@@ -1,0 +1,246 @@
+"""One meaning per op at the edges (docs/semantics.md), pinned on every target.
+
+Each case is an op on hand-picked hostile operands (NaN, infinities, -0.0, dtype
+extremes, zero divisors) with the answer the IR gives them, NumPy's; every target must
+give it. A second table pins the differences the page documents instead of correcting.
+The gradient tests put inputs on every kink (relu and clip bounds, abs at 0, ties of
+maximum and of max-pool windows, where's switch) and require the compiled program's
+gradient to equal the source framework's, for torch -> torch and jax -> jax.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from differential import run_compiled
+
+import ivy_ir
+
+TARGETS = ("numpy", "jax", "torch", "tensorflow")
+nan, inf = np.nan, np.inf
+I32_MIN, I64_MIN = np.iinfo(np.int32).min, np.iinfo(np.int64).min
+
+
+def f32(*v: float) -> np.ndarray:
+    return np.array(v, np.float32)
+
+
+def f64(*v: float) -> np.ndarray:
+    return np.array(v, np.float64)
+
+
+def i32(*v: int) -> np.ndarray:
+    return np.array(v, np.int32)
+
+
+def u8(*v: int) -> np.ndarray:
+    return np.array(v, np.uint8)
+
+
+CASES: dict[str, tuple[str, list[np.ndarray], dict[str, Any], np.ndarray]] = {
+    # id: (op, operands, attributes, the IR's answer)
+    "float->int32 of NaN, inf and out of range is INT_MIN": (
+        "astype", [f32(nan, inf, -inf, 3e9, -3e9, -2.5)], {"dtype": "int32"},
+        i32(*[I32_MIN] * 5, -2)),
+    "float->int64 of NaN and inf is INT64_MIN": (
+        "astype", [f64(nan, inf, -inf, 1e19, 7.9)], {"dtype": "int64"},
+        np.array([I64_MIN] * 4 + [7], np.int64)),
+    "float->uint8 goes through int32 and wraps": (
+        "astype", [f32(nan, inf, 300, -1, 2.5)], {"dtype": "uint8"}, u8(0, 0, 44, 255, 2)),
+    "integer floor_divide by zero is 0; INT_MIN // -1 wraps": (
+        "floor_divide", [i32(5, -5, 0, I32_MIN, 7), i32(0, 0, 0, -1, -2)], {},
+        i32(0, 0, 0, I32_MIN, -4)),
+    "integer remainder by zero is 0": (
+        "remainder", [i32(5, -5, 0, I32_MIN, 7), i32(0, 0, 0, -1, -2)], {}, i32(0, 0, 0, 0, -1)),
+    "float floor_divide at infinities and zero divisors": (
+        "floor_divide", [f32(1, -1, inf, -inf, 5, 0, 7), f32(inf, inf, 1, 2, 0, 0, -2)], {},
+        f32(0, -1, nan, nan, inf, nan, -4)),
+    "integer overflow wraps": (
+        "multiply", [i32(2 ** 30, I32_MIN), i32(4, -1)], {}, i32(0, I32_MIN)),
+    "abs(INT_MIN) wraps": ("abs", [i32(I32_MIN, -3)], {}, i32(I32_MIN, 3)),
+    "shift by a negative count or past the width": (
+        "bitwise_left_shift", [i32(1, 1, 1, -1), i32(-1, 31, 32, 40)], {},
+        i32(0, I32_MIN, 0, 0)),
+    "right shift by a negative count or past the width": (
+        "bitwise_right_shift", [i32(8, -8, -8, 8, -8), i32(-1, 31, 32, 40, 1)], {},
+        i32(0, -1, -1, 0, -4)),
+    "float remainder is exact for a huge quotient": (
+        "remainder", [f32(3.4028235e38, -1e30, 7.5), f32(0.84147096, 3, -2)], {},
+        np.remainder(f32(3.4028235e38, -1e30, 7.5), f32(0.84147096, 3, -2))),
+    "gelu of huge float64 values": (
+        "gelu", [f64(1e200, -1e200, nan, 2)], {"approximate": "none"},
+        f64(1e200, 0, nan, 1.9544997361036416)),
+    "sign(NaN) is NaN": ("sign", [f32(nan, -inf, 2, 0)], {}, f32(nan, -1, 1, 0)),
+    "erf(+-inf) and erf of huge float64": (
+        "erf", [f64(inf, -inf, 1e200, -1.7e308, nan)], {}, f64(1, -1, 1, -1, nan)),
+    "erf(+-inf) in float32": ("erf", [f32(inf, -inf, nan)], {}, f32(1, -1, nan)),
+    "softmax of a slice holding NaN is NaN": (
+        "softmax", [f32(nan, 1, 2)], {"axis": 0}, f32(nan, nan, nan)),
+    "softmax of a slice holding +inf is NaN": (
+        "softmax", [f32(inf, 1, 2)], {"axis": 0}, f32(nan, nan, nan)),
+    "log_softmax of a slice holding NaN is NaN": (
+        "log_softmax", [f32(1, nan, 2)], {"axis": 0}, f32(nan, nan, nan)),
+    "argmax gives the first NaN": ("argmax", [f32(1, nan, 2, nan)], {"axis": 0},
+                                   np.array(1, np.int64)),
+    "argmin gives the first NaN": ("argmin", [f32(-1, 3, nan, -2)], {"axis": 0},
+                                   np.array(2, np.int64)),
+    "max propagates NaN": ("max", [f32(1, nan, 2)], {}, np.float32(nan)),
+    "maximum propagates NaN": ("maximum", [f32(nan, 1), f32(1, nan)], {}, f32(nan, nan)),
+    "max_pool propagates NaN": (
+        "max_pool", [np.array([[[nan, 1, 2, 3, -inf, -inf]]], np.float32)],
+        {"kernel": [2], "strides": [2], "padding": [0, 0]},
+        np.array([[[nan, 3, -inf]]], np.float32)),
+    "clip of uint8 with a bound past its range": (
+        "clip", [u8(0, 5, 200)], {"min": -1.0, "max": 100.0}, u8(0, 5, 100)),
+    "clip keeps NaN": ("clip", [f32(nan, -1, 7)], {"min": 0.0, "max": 6.0}, f32(nan, 0, 6)),
+    "reciprocal is correctly rounded": (
+        "reciprocal", [np.arange(1, 33, dtype=np.float32) / 8], {},
+        (1 / (np.arange(1, 33, dtype=np.float32) / 8)).astype(np.float32)),
+    "all of uint8 is bool": ("all", [u8(0, 5, 200)], {}, np.bool_(False)),
+    "any of uint8 is bool": ("any", [u8(0, 5, 200)], {}, np.bool_(True)),
+}
+
+
+def run(op: str, operands: list[np.ndarray], attrs: dict[str, Any], target: str
+        ) -> np.ndarray:
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, _ = run_compiled(op, operands, attrs, target)
+    return got[0]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("case", CASES)
+def test_edge_values_mean_the_same_on_every_target(case: str, target: str) -> None:
+    op, operands, attrs, want = CASES[case]
+    got = run(op, operands, attrs, target)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_array_equal(got, want)  # NaN matches NaN; -0.0 matches 0.0
+
+
+def test_numpy_answers_are_the_ones_pinned() -> None:
+    # the table is NumPy's semantics, not wishes: NumPy itself must give every answer
+    for case, (op, operands, attrs, want) in CASES.items():
+        np.testing.assert_array_equal(run(op, operands, attrs, "numpy"), want, err_msg=case)
+
+
+SIGN_OF_ZERO = {"numpy": False, "jax": False, "torch": True, "tensorflow": True}
+"""signbit of relu(-0.0) per target: the documented, uncorrected difference."""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_sign_of_a_zero_from_relu_is_the_documented_one(target: str) -> None:
+    got = run("relu", [f32(-0.0, -1, 2)], {}, target)
+    np.testing.assert_array_equal(got, f32(0, 0, 2))
+    assert bool(np.signbit(got[0])) is SIGN_OF_ZERO[target]
+
+
+# ---- gradients at kinks: the compiled program's equal its source framework's ----
+
+KINKS = np.array([-2.0, -1.0, 0.0, 0.5, 2.0, 6.0, 7.0], np.float32)
+"""Every kink of the functions below: relu/abs at 0, the bounds of relu6 and of the
+hardtanh and clamp examples, and points between and past them."""
+
+
+def torch_cases() -> dict[str, Any]:
+    import torch
+    import torch.nn.functional as F
+    return {
+        "nn.ReLU6": torch.nn.ReLU6(), "nn.Hardtanh(-1, 2)": torch.nn.Hardtanh(-1.0, 2.0),
+        "clamp(0, 6)": lambda x: torch.clamp(x, 0.0, 6.0), "relu": torch.relu,
+        "abs": torch.abs, "maximum tie": lambda x: torch.maximum(x, torch.flip(x, [0])),
+        "minimum with 0": lambda x: torch.minimum(x, torch.zeros_like(x)),
+        "where at its switch": lambda x: torch.where(x >= 0, x * 2, -x),
+        "max_pool tie": lambda x: F.max_pool1d(torch.stack([x, x])[None], 2, 1)[0, 0],
+    }
+
+
+@pytest.mark.parametrize("name", list(torch_cases()))
+def test_torch_gradient_at_kinks(name: str) -> None:
+    import torch
+    fn = torch_cases()[name]
+    x = torch.tensor(KINKS, requires_grad=True)
+    want = torch.autograd.grad(fn(x).sum(), x)[0]
+    compiled = ivy_ir.compile(fn, "torch", args=(torch.tensor(KINKS),))
+    x2 = torch.tensor(KINKS, requires_grad=True)
+    got = torch.autograd.grad(compiled(x2).sum(), x2)[0]
+    np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=name)
+
+
+def jax_cases() -> dict[str, Any]:
+    import jax
+    import jax.numpy as jnp
+    return {
+        "nn.relu6": jax.nn.relu6, "clip(0, 6)": lambda x: jnp.clip(x, 0.0, 6.0),
+        "clip(-1, 2)": lambda x: jnp.clip(x, -1.0, 2.0), "nn.relu": jax.nn.relu,
+        "abs": jnp.abs, "maximum tie": lambda x: jnp.maximum(x, x[::-1]),
+        "where at its switch": lambda x: jnp.where(x >= 0, x * 2, -x),
+    }
+
+
+@pytest.mark.parametrize("name", list(jax_cases()))
+def test_jax_gradient_at_kinks(name: str) -> None:
+    import jax
+    fn = jax_cases()[name]
+    want = jax.grad(lambda x: fn(x).sum())(KINKS)
+    compiled = ivy_ir.compile(fn, "jax", args=(KINKS,))
+    got = jax.grad(lambda x: compiled.apply(compiled.params, x).sum())(KINKS)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=name)
+
+
+def tf_cases() -> dict[str, Any]:
+    import tensorflow as tf
+    return {
+        "nn.relu6": tf.nn.relu6, "nn.relu": tf.nn.relu,
+        "clip_by_value(0, 6)": lambda x: tf.clip_by_value(x, 0.0, 6.0),
+        "clip_by_value(-1, 2)": lambda x: tf.clip_by_value(x, -1.0, 2.0),
+        "abs": tf.abs, "maximum tie": lambda x: tf.maximum(x, tf.reverse(x, [0])),
+        "minimum with 0": lambda x: tf.minimum(x, tf.zeros_like(x)),
+        "where at its switch": lambda x: tf.where(x >= 0, x * 2, -x),
+        "max_pool tie": lambda x: tf.nn.max_pool1d(tf.stack([x, x], -1)[None], 2, 1,
+                                                   "VALID")[0, :, 0],
+    }
+
+
+@pytest.mark.parametrize("name", list(tf_cases()))
+def test_tensorflow_gradient_at_kinks(name: str) -> None:
+    import tensorflow as tf
+    fn = tf_cases()[name]
+
+    def grad(f: Any) -> np.ndarray:
+        x = tf.constant(KINKS)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(f(x))
+        return tape.gradient(y, x).numpy()
+    compiled = ivy_ir.compile(fn, "tensorflow", args=(tf.constant(KINKS),))
+    np.testing.assert_array_equal(grad(compiled), grad(fn), err_msg=name)
+
+
+def ir_clip_gradient(target: str) -> np.ndarray:
+    """d/dx sum(ivy.clip(x, 0, 6)) at KINKS, through `target`'s own autodiff."""
+    import ivy.ops as ops
+    compiled = ivy_ir.compile(lambda x: ops.clip(x, min=0.0, max=6.0), target, args=(KINKS,))
+    if target == "jax":
+        import jax
+        return np.asarray(jax.grad(lambda x: compiled.apply(compiled.params, x).sum())(KINKS))
+    if target == "torch":
+        import torch
+        x = torch.tensor(KINKS, requires_grad=True)
+        return torch.autograd.grad(compiled(x).sum(), x)[0].numpy()
+    import tensorflow as tf
+    x = tf.constant(KINKS)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(compiled(x))
+    return tape.gradient(y, x).numpy()
+
+
+@pytest.mark.parametrize("target", ("jax", "torch", "tensorflow"))
+def test_ir_clip_gradient_is_one_on_its_bounds(target: str) -> None:
+    # the IR's convention (docs/semantics.md): 1 on [min, max] bounds included, as
+    # torch.clamp and tf.clip_by_value; jnp.clip alone would give 1/2 at 0 and 6
+    np.testing.assert_array_equal(ir_clip_gradient(target), (KINKS >= 0) & (KINKS <= 6))
