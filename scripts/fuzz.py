@@ -55,6 +55,12 @@ _INTERPRETER_WORDS = re.compile(
     r"argument|required positional|has no len|unhashable type|values to unpack|NoneType|"
     r"invalid literal for int|object cannot be interpreted|index out of range")
 
+_DATA_ERROR_WORDS = re.compile(
+    r"not positive-definite|singular|Integers to negative integer powers are not allowed")
+"""Errors a framework raises on the values at run time, which docs/semantics.md lists as
+errors (a non-invertible matrix, an integer raised to a negative power): counted as
+`data:`, like NumPy's LinAlgError (a ValueError) already is as `user:`."""
+
 TOKENS = (
     '"', "\\", '"\\q"', '"' + "a" * 40, "[", "]", "{", "}", "(", ")", "<", ">", "->", "%",
     "@", "#", "!", "^", ":", ",", "=", "?", "x", "*", "...", "{-#", "#-}", "// -----",
@@ -257,6 +263,9 @@ class Harness:
                 self.examples.setdefault((stage, what), str(exc).strip().split("\n")[0][:160])
             value = None
         except Exception as exc:  # the point of fuzzing: anything else is a bug
+            if stage.startswith("run:") and _DATA_ERROR_WORDS.search(str(exc)):
+                self.counts[(stage, f"data:{type(exc).__name__}")] += 1
+                return None
             self._fail(stage, f"INTERNAL:{type(exc).__name__}", str(exc) or repr(exc), text)
             return None
         else:

@@ -97,3 +97,25 @@ def test_harness_reports_internal_errors_and_slow_stages(monkeypatch: pytest.Mon
     assert harness.failures[-1] == "lower:numpy: INTERNAL:ValueError: invalid literal for " \
                                    "int() with base 10: 'x'"
     assert harness.counts[("lower:numpy", "user:IRError")] == 1
+
+
+def test_harness_counts_documented_data_errors_only_at_run_time(tmp_path: Path) -> None:
+    """A framework refusing the values (docs/semantics.md: integer to a negative power,
+    a singular matrix) is the program's meaning, not a crash; the same words while
+    lowering, or other run-time errors, still count as internal."""
+    harness = fuzz.Harness(targets=(), out=tmp_path)
+
+    def refuse(message: str) -> None:
+        raise RuntimeError(message)
+    harness._timed("run:tensorflow", "a", lambda: refuse(
+        "Integers to negative integer powers are not allowed"), fuzz.LOWER_USER_ERRORS)
+    harness._timed("run:torch", "b", lambda: refuse(
+        "linalg.cholesky: the input is not positive-definite"), fuzz.LOWER_USER_ERRORS)
+    assert harness.counts[("run:tensorflow", "data:RuntimeError")] == 1
+    assert harness.counts[("run:torch", "data:RuntimeError")] == 1
+    assert not harness.failures
+    harness._timed("lower:torch", "c", lambda: refuse("matrix is singular"),
+                   fuzz.LOWER_USER_ERRORS)
+    harness._timed("run:torch", "d", lambda: refuse("shape mismatch"), fuzz.LOWER_USER_ERRORS)
+    assert [f.split(": ")[:2] for f in harness.failures] == [
+        ["lower:torch", "INTERNAL:RuntimeError"], ["run:torch", "INTERNAL:RuntimeError"]]

@@ -244,3 +244,20 @@ def test_ir_clip_gradient_is_one_on_its_bounds(target: str) -> None:
     # the IR's convention (docs/semantics.md): 1 on [min, max] bounds included, as
     # torch.clamp and tf.clip_by_value; jnp.clip alone would give 1/2 at 0 and 6
     np.testing.assert_array_equal(ir_clip_gradient(target), (KINKS >= 0) & (KINKS <= 6))
+
+
+@pytest.mark.parametrize("target", ("numpy", "jax", "torch", "tensorflow"))
+def test_integer_pow_with_a_negative_exponent_is_pinned(target: str) -> None:
+    """docs/semantics.md: an error; NumPy and TF raise, torch and jax are not corrected
+    and give the truncated power. Pinned so that a change on any side shows."""
+    import ivy.ops as ops
+    x = np.array([1, 2], np.int32)
+    c = ivy_ir.compile(lambda v: ops.pow(v, np.array([-1], np.int32)), target, args=(x,),
+                       passes="none")
+    if target in ("jax", "torch"):
+        np.testing.assert_array_equal(np.asarray(c(x)), [1, 0])
+        return
+    with pytest.raises(Exception, match="Integers to negative integer powers are not "
+                                        "allowed") as info:
+        c(x)
+    assert target != "numpy" or isinstance(info.value, ValueError)
