@@ -61,8 +61,8 @@ def _clip(c: OpContext) -> str:
     call = f"jnp.clip({x}, min={c.lit('min')}, max={c.lit('max')})"
     if c.out.dtype not in FLOATS:
         return f"{call}.astype({out_dtype(c)})"
-    inside = " & ".join([f"({x} >= {lo!r})"] * (lo is not None)
-                        + [f"({x} <= {hi!r})"] * (hi is not None))
+    inside = " & ".join([f"({x} >= {c.lit('min')})"] * (lo is not None)
+                        + [f"({x} <= {c.lit('max')})"] * (hi is not None))
     return f"jnp.where({inside}, {x}, {call})" if inside else x
 
 

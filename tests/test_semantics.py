@@ -261,3 +261,13 @@ def test_integer_pow_with_a_negative_exponent_is_pinned(target: str) -> None:
                                         "allowed") as info:
         c(x)
     assert target != "numpy" or isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("target", ("numpy", "jax", "torch", "tensorflow"))
+def test_clip_with_infinite_or_nan_bounds(target: str) -> None:
+    import ivy.ops as ops
+    x = np.array([-1.0, 0.5, 3.0, np.inf, -np.inf], np.float32)
+    for lo, hi in ((0.0, np.inf), (-np.inf, 1.0)):
+        c = ivy_ir.compile(lambda v, lo=lo, hi=hi: ops.clip(v, min=lo, max=hi), target,
+                           args=(x,), passes="none")
+        np.testing.assert_array_equal(np.asarray(c(x)), np.clip(x, lo, hi), err_msg=str(lo))
