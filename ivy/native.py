@@ -147,11 +147,10 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
         native_ns = getattr(native_ns, part)
     cache = OneOpCache(name)
     env.update(_retry=retry, _via_ir=cache.call, _missing=_missing(name))
-    origin, chunks = {}, []
+    origin, bodies = {}, {}
     for fn in CATALOGUE.values():
-        body, origin[fn.name] = body_of(fn, backend, target, native_ns)
-        chunks.append(function_source(fn, body))
-    source = "\n".join(chunks)
+        bodies[fn.name], origin[fn.name] = body_of(fn, backend, target, native_ns)
+    source = "\n".join(function_source(CATALOGUE[n], b) for n, b in bodies.items())
     code = _Prebound(env).visit(ast.parse(source))
     exec(compile(code, f"<ivy {name} backend>", "exec"), env)  # noqa: S102
     funcs = {fn.name: env[_py_name(fn.name)] for fn in CATALOGUE.values()}
@@ -159,12 +158,12 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
         f.__name__ = f.__qualname__ = fn_name.rpartition(".")[2]
         f.__module__ = f"ivy.{name}"
         f.__doc__ = CATALOGUE[fn_name].doc
-    eager = {n: _callee(CATALOGUE[n], source, env) or f for n, f in funcs.items()}
+    eager = {n: _callee(CATALOGUE[n], bodies[n], env) or f for n, f in funcs.items()}
     return types.SimpleNamespace(functions=funcs, eager=eager, source=source, origin=origin,
                                  env=env, backend=backend)
 
 
-def _callee(fn: FacadeFn, source: str, env: dict[str, Any]) -> Callable[..., Any] | None:
+def _callee(fn: FacadeFn, body: str, env: dict[str, Any]) -> Callable[..., Any] | None:
     """The callable `fn`'s body hands its arguments to unchanged, if it does: calling it
     directly is the same call minus our frame, for arguments known to hold no tracer.
     Only functions whose parameters are all positional-only qualify (else the callee
@@ -172,8 +171,7 @@ def _callee(fn: FacadeFn, source: str, env: dict[str, Any]) -> Callable[..., Any
     if not fn.params or any(p.kind is not p.POSITIONAL_ONLY for p in fn.params):
         return None
     args = re.escape(", ".join(p.name for p in fn.params))
-    found = re.search(rf"^def {_py_name(fn.name)}\(.*\n    try:\n        return "
-                      rf"([A-Za-z_][\w.]*)\({args}\)\n", source, re.MULTILINE)
+    found = re.fullmatch(rf"([A-Za-z_][\w.]*)\({args}\)", body)
     if found is None:
         return None
     head, *rest = found.group(1).split(".")

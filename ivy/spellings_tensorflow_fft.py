@@ -144,20 +144,19 @@ def _s_axes(x: Any, s: Any, axes: Any) -> tuple[list[Any], list[int]]:
     return sizes, axes
 
 
-def _fftn(x: Any, s: Any, axes: Any, norm: str) -> Any:
-    x = _arr(x)
-    sizes, axes = _s_axes(x, s, axes)
-    for n, a in zip(sizes, axes):
-        x = _c2c(x, n, a, norm, False)
-    return _complex_of(x)
+def _c2c_axes(inverse: bool) -> Any:
+    def op(x: Any, s: Any, axes: Any, norm: str) -> Any:
+        x = _arr(x)
+        sizes, axes = _s_axes(x, s, axes)
+        for n, a in zip(sizes, axes):
+            x = _c2c(x, n, a, norm, inverse)
+        return _complex_of(x)
+    op.__doc__ = f"The {'inverse ' * inverse}complex transform along each of `axes`."
+    return op
 
 
-def _ifftn(x: Any, s: Any, axes: Any, norm: str) -> Any:
-    x = _arr(x)
-    sizes, axes = _s_axes(x, s, axes)
-    for n, a in zip(sizes, axes):
-        x = _c2c(x, n, a, norm, True)
-    return _complex_of(x)
+_fftn = _c2c_axes(False)
+_ifftn = _c2c_axes(True)
 
 
 def _rfftn(x: Any, s: Any, axes: Any, norm: str) -> Any:

@@ -277,25 +277,24 @@ def test_verified_mutants_run_on_every_target(target: str) -> None:
     assert time.perf_counter() - started < 60
 
 
-@pytest.mark.parametrize("op,dtype,fill,words", [
-    ("full", "f32", "1.0e300", "fill_value 1e+300 overflows float32"),
-    ("full", "f16", "70000.0", "fill_value 70000.0 overflows float16"),
-    ("full", "i8", "200.0", "fill_value 200.0 is out of range for int8"),
-    ("full", "ui8", "-1.0", "fill_value -1.0 is out of range for uint8"),
-    ("full", "i32", "nan", "is not a finite number, which int32 cannot hold"),
+def _full(dtype: str, fill: str) -> str:
+    return _ir(f"  %0 = ivy.full {{shape = [2], fill_value = {fill}, dtype = {dtype}}} : () -> "
+               f"tensor<2x{dtype}>\n  func.return %0 : tensor<2x{dtype}>", "", f"tensor<2x{dtype}>")
+
+
+@pytest.mark.parametrize("dtype,fill,words", [
+    ("f32", "1.0e300", "fill_value 1e+300 overflows float32"),
+    ("f16", "70000.0", "fill_value 70000.0 overflows float16"),
+    ("i8", "200.0", "fill_value 200.0 is out of range for int8"),
+    ("ui8", "-1.0", "fill_value -1.0 is out of range for uint8"),
+    ("i32", "nan", "is not a finite number, which int32 cannot hold"),
 ])
-def test_a_fill_value_the_dtype_cannot_hold_is_refused(op, dtype, fill, words):
-    text = (f"func.func @f() -> tensor<2x{dtype}> {{\n"
-            f"  %0 = ivy.{op} {{shape = [2], fill_value = {fill}, dtype = {dtype}}}"
-            f" : () -> tensor<2x{dtype}>\n  func.return %0 : tensor<2x{dtype}>\n}}\n")
+def test_a_fill_value_the_dtype_cannot_hold_is_refused(dtype, fill, words):
     with pytest.raises(ivy_ir.IRError, match=re.escape(words)):
-        ivy_ir.parse(text)
+        ivy_ir.parse(_full(dtype, fill))
 
 
 def test_fills_at_the_edges_of_a_dtype_are_accepted():
     for dtype, fill in (("f16", "65504.0"), ("i8", "-128.0"), ("f32", "inf"),
                         ("f64", "1.0e300")):
-        text = (f"func.func @f() -> tensor<2x{dtype}> {{\n"
-                f"  %0 = ivy.full {{shape = [2], fill_value = {fill}, dtype = {dtype}}}"
-                f" : () -> tensor<2x{dtype}>\n  func.return %0 : tensor<2x{dtype}>\n}}\n")
-        ivy_ir.parse(text)
+        ivy_ir.parse(_full(dtype, fill))
