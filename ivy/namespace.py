@@ -14,6 +14,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ivy_ir.dialect.dtypes import WIDE
+
 from . import native
 from .catalogue import CATALOGUE
 from .dtypes import (
@@ -193,7 +195,6 @@ _WIDE: dict[str, Callable[[dict[str, Any]], bool]] = {
 (which the facade never sets), and then its defaults are 32-bit, as `jax.numpy`'s."""
 NARROW_DEFAULTS = {"real floating": "float32", "complex floating": "complex64",
                    "integral": "int32", "indexing": "int32"}
-_WIDE_NAMES = frozenset({"float64", "complex128", "int64", "uint64"})
 
 
 class _Info:
@@ -219,5 +220,5 @@ class _Info:
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, Any]:
         return {n: d for n, d in self._natives.items()
-                if n not in ("bfloat16", "float16") and (self._wide or n not in _WIDE_NAMES)
+                if n not in ("bfloat16", "float16") and (self._wide or n not in WIDE)
                 and (kind is None or isdtype_name(n, kind))}

@@ -15,6 +15,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError
 from ivy_ir.dialect import IvyOp, TensorSpec
 from ivy_ir.dialect.ops import location_text
+from ivy_ir.dialect.types import WIDE
 from ivy_ir.passes.channels_last import channels_last
 from ivy_ir.passes.fuse_elementwise import fuse_elementwise
 
@@ -95,10 +96,9 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
 
 def _has_64_bits(module: Module) -> bool:
     """Whether a value of the program is 64-bit (JAX computes those only under x64)."""
-    wide = {"float64", "int64", "uint64", "complex128"}
     values = [*module.entry.body.block.args,
               *(r for op in module.entry.walk() for r in op.results)]
-    return any(TensorSpec.from_xdsl(v.type).dtype in wide for v in values
+    return any(TensorSpec.from_xdsl(v.type).dtype in WIDE for v in values
                if hasattr(v.type, "element_type"))
 
 

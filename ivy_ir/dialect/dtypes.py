@@ -19,6 +19,8 @@ FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
 UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
 INTS = frozenset({"int8", "int16", "int32", "int64"}) | UNSIGNED
 COMPLEX = frozenset({"complex64", "complex128"})
+WIDE = frozenset({"int64", "uint64", "float64", "complex128"})
+"""The 64-bit dtypes: JAX has them only in its x64 mode."""
 REAL_OF = {"complex64": "float32", "complex128": "float64"}
 """The real dtype of a complex dtype's parts (what `abs` of it gives)."""
 _ALIASES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",

@@ -31,6 +31,7 @@ from .dtypes import (  # noqa: F401 (re-exported: modules import dtype tables fr
     INTS,
     REAL_OF,
     UNSIGNED,
+    WIDE,
     numpy_dtype,
 )
 
