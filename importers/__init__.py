@@ -83,6 +83,8 @@ def detect_source(fn: Any, args: tuple[Any, ...] = (), params: Any = None) -> st
         root = _MODULE_ROOTS.get(base.__module__.split(".")[0])
         if root in ("torch", "jax", "tensorflow"):
             return root
+    if hasattr(fn, "__ivy_program__"):
+        return "ivy"  # an `ivy.Module`: its variables are the parameters
     if callable(fn) and _root(fn) in ("torch", "jax", "tensorflow", "numpy", "ivy"):
         return _root(fn)  # a framework's own function, e.g. jax.nn.gelu
     found = _referenced_frameworks(fn)

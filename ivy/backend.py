@@ -77,6 +77,11 @@ def current_backend() -> str:
     return _stack[-1] if _stack else "numpy"
 
 
+def selected() -> str | None:
+    """The backend set globally; None while calls infer theirs from the arguments."""
+    return _stack[-1] if _stack else None
+
+
 def get_backend(*args: Any, f: Any = None) -> BackendNamespace:
     """The namespace a call on `args` runs on: `f`, else the one set, else inferred."""
     if f is not None:

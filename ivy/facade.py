@@ -21,6 +21,7 @@ from .backend import (
 )
 from .dtypes import DTYPE_OBJECTS as _DTYPES
 from .namespace import VERSION, namespace_values
+from .stateful import EXPORTS
 
 
 def compile(fn: Any, *, args: tuple[Any, ...] = (), target: str | None = None,
@@ -46,5 +47,6 @@ def install(module_globals: dict[str, Any]) -> None:
     agnostic = namespace_values("ivy", _agnostic.FUNCTIONS, dict(_DTYPES))
     del agnostic["__functions__"]  # inference dispatches to backends, never to these
     module_globals.update(agnostic)
+    module_globals.update(EXPORTS)
     module_globals["__all__"] = sorted(k for k in module_globals if not k.startswith("_"))
     _backend.attach(module_globals, agnostic)

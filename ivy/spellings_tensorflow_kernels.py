@@ -108,7 +108,7 @@ def _convert(obj: Any, dtype: Any) -> Any:
     (int64, float64; bool mixed with int is int), and a NumPy array is not a Python
     scalar, so TF's cache of scalar constants (which takes -0.0 for a cached 0.0) is
     not involved."""
-    if isinstance(obj, tf.Variable):
+    if tf.is_tensor(obj):  # a variable (TF's, Keras's): read it where the tape sees it
         obj = tf.convert_to_tensor(obj)
         return obj if dtype is None else _cast(obj, dtype)
     if not _convertible(obj):

@@ -91,10 +91,14 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     strings) are static and read as constants. With `params` (a nested dict of arrays)
     the function is called as `fn(params, *args)` and each leaf becomes a parameter
     named by its dotted path. `buffers` (e.g. batch-norm statistics) join the same tree
-    as non-trainable parameters.
+    as non-trainable parameters. An object with `__ivy_program__()` (an `ivy.Module`)
+    gives its own `(apply, params, buffers)`: its variables become the parameters.
     """
     args, kwargs = _check_arguments(args, kwargs)
     source = source or importers.detect_source(fn, args, params)
+    program = getattr(fn, "__ivy_program__", None)
+    if source == "ivy" and program is not None and params is None and buffers is None:
+        fn, params, buffers = program()
     if source != "ivy":
         program = _checked(fn) if inspect.isfunction(fn) or inspect.ismethod(fn) else fn
         return importers.importer(source).import_program(program, args, kwargs,

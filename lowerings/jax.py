@@ -39,6 +39,7 @@ from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
 from . import jax_kernels as K
+from .jax_autodiff import JaxAutodiff
 from .jax_nn import NN_RULES, out_dtype
 from .jax_semantics import SEMANTIC_RULES
 from .runtime import Runtime
@@ -160,7 +161,7 @@ def _dtype(name: str) -> str:
     return f"jnp.{name}"
 
 
-class JaxRuntime(Runtime):
+class JaxRuntime(JaxAutodiff, Runtime):
     name = "jax"
     fast_types = (type(jnp.zeros(())), np.ndarray)  # others (TF tensors) convert first
 

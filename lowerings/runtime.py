@@ -19,9 +19,11 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect import IvyOp, TensorSpec, dtype_name
 from ivy_ir.dialect.types import numpy_dtype
 
+from .autodiff import NoAutodiff
 
-class Runtime:
-    """The NumPy behaviour; other targets override what differs."""
+
+class Runtime(NoAutodiff):
+    """The NumPy behaviour; other targets override what differs (autodiff included)."""
 
     name = "numpy"
     options: frozenset[str] = frozenset()

@@ -17,9 +17,10 @@ import tensorflow as tf
 from ivy_ir.dialect import TensorSpec, dtype_name
 
 from .runtime import Runtime, host_array, nest
+from .tensorflow_autodiff import TensorFlowAutodiff
 
 
-class TensorFlowRuntime(Runtime):
+class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
     name = "tensorflow"
     options = frozenset({"jit_compile"})
 
@@ -46,6 +47,17 @@ class TensorFlowRuntime(Runtime):
 
     def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
         return CompiledModule(params, call)
+
+    def keras_layer(self, values: dict[str, np.ndarray], call: Callable[..., Any],
+                    name: str) -> Any:
+        """A Keras layer owning `values` as trainable weights; calling it runs
+        `call({key: weight value}, *inputs)`. Keras must run on TensorFlow here."""
+        import keras
+        if keras.backend.backend() != "tensorflow":
+            raise RuntimeError(f"to_keras_layer needs Keras on its TensorFlow backend; "
+                               f"this Keras runs on {keras.backend.backend()} "
+                               "(set KERAS_BACKEND=tensorflow before importing keras)")
+        return _keras_layer_class(keras)(values, call, name=name)
 
 
 class CompiledModule(tf.Module):
@@ -84,3 +96,26 @@ def _attach(module: tf.Module, tree: dict[str, Any]) -> None:
         if key.startswith("_") or key in taken:
             attr, hidden = f"_ivy_param_{hidden}", hidden + 1
         setattr(module, attr, value)
+
+
+def _keras_layer_class(keras: Any) -> type:
+    class IvyLayer(keras.layers.Layer):
+        """The weights under their key chains ('/' read as '_' in Keras' names)."""
+
+        def __init__(self, values: dict[str, np.ndarray], call: Callable[..., Any],
+                     name: str):
+            super().__init__(name=name)
+            self._ivy_call = call
+            self._ivy_keys = list(values)
+            self._ivy_weights = []
+            for key, value in values.items():
+                weight = self.add_weight(shape=value.shape, dtype=str(value.dtype),
+                                         initializer="zeros", trainable=True,
+                                         name=re.sub(r"\W", "_", key))
+                weight.assign(value)
+                self._ivy_weights.append(weight)
+
+        def call(self, *inputs: Any, **kwargs: Any) -> Any:
+            flat = {k: w.value for k, w in zip(self._ivy_keys, self._ivy_weights)}
+            return self._ivy_call(flat, *inputs, **kwargs)
+    return IvyLayer

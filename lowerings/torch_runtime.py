@@ -17,6 +17,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec, dtype_name
 
 from .runtime import Runtime, copy_shared, host_array, nest
+from .torch_autodiff import TorchAutodiff
 
 
 def to_tensor(value: np.ndarray) -> torch.Tensor:
@@ -26,7 +27,7 @@ def to_tensor(value: np.ndarray) -> torch.Tensor:
     return torch.as_tensor(value)
 
 
-class TorchRuntime(Runtime):
+class TorchRuntime(TorchAutodiff, Runtime):
     name = "torch"
     options = frozenset({"torch_compile"})
 

@@ -1,0 +1,92 @@
+"""Gradients through each framework's own autodiff: `variable`, `stop_gradient`,
+`execute_with_gradients`, as the 2021 paper's training code and drone planner use them.
+
+The facade adds no differentiation of its own: the backend (the one set, else the one
+the arrays belong to) is asked for its autodiff (`lowerings.autodiff`): torch autograd,
+`jax.value_and_grad`, `tf.GradientTape`. `Container`s are flattened to leaves at this
+boundary, so every framework sees a plain list and gives gradients of the same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import lowerings
+
+from . import backend
+from .container import Container
+
+
+def autodiff_of(values: list[Any]) -> Any:
+    """The runtime (autodiff included) of the backend that `values` run on."""
+    name = backend.selected() or backend.infer(values) or "numpy"
+    if name == "ivy_ir":
+        raise TypeError("gradients of traced values: ivy_ir.compile the loss function "
+                        "and differentiate its result with the target framework instead")
+    return lowerings.get_runtime(name)
+
+
+def variable(x: Any) -> Any:
+    """`x` as something the backend tracks gradients for (a `requires_grad` leaf in
+    torch, a `tf.Variable`; JAX differentiates arguments, so its arrays are as they are)."""
+    return autodiff_of([x]).variable(x)
+
+
+def is_variable(x: Any) -> bool:
+    return autodiff_of([x]).is_variable(x)
+
+
+def stop_gradient(x: Any) -> Any:
+    """`x` with no gradient flowing back through it."""
+    return autodiff_of([x]).stop_gradient(x)
+
+
+def execute_with_gradients(func: Callable[[Any], Any], xs: Any) -> tuple[Any, ...]:
+    """`(loss, grads, *extra)` for `func(xs)` returning `loss` or `(loss, *extra)`.
+
+    `xs` is a Container (or any mapping, or one array); `grads` has its structure, with
+    zeros where the loss does not depend on a leaf and None for leaves that cannot have
+    a gradient (integer arrays). The loss and the extra outputs come back cut from the
+    graph. A loss of one element (shape (1,) too) is what can be differentiated."""
+    tree = Container(xs) if isinstance(xs, Mapping) and not isinstance(xs, Container) else xs
+    flat = tree.flatten() if isinstance(tree, Container) else {"": tree}
+    keys, leaves = list(flat), list(flat.values())
+
+    def rebuilt(values: list[Any]) -> Any:
+        return Container.unflatten(dict(zip(keys, values))) if isinstance(tree, Container) \
+            else values[0]
+
+    def call(values: list[Any]) -> tuple[Any, tuple[Any, ...]]:
+        out = func(rebuilt(values))
+        loss, extra = (out[0], tuple(out[1:])) if isinstance(out, tuple) else (out, ())
+        return _scalar(loss), extra
+    loss, extra, grads = autodiff_of(leaves).value_and_grad(call, leaves)
+    return (loss, rebuilt(grads), *extra)
+
+
+def _scalar(loss: Any) -> Any:
+    shape = tuple(getattr(loss, "shape", ()))
+    size = 1
+    for d in shape:
+        size *= d
+    if size != 1:
+        raise ValueError(f"execute_with_gradients: func must return a loss of one element "
+                         f"(first, when it returns a tuple); got shape {shape}. Reduce it "
+                         "first, e.g. with ivy.mean")
+    if not shape:
+        return loss
+    from .agnostic import FUNCTIONS
+    return FUNCTIONS["reshape"](loss, ())
+
+
+def updated(old: Any, new: Any) -> Any:
+    """The value an optimizer step leaves in place of `old`: `new` cut from the graph,
+    and a variable again where `old` was one. A `tf.Variable` is assigned in place, as
+    TensorFlow trains (a new variable per step would leave the old ones tracked)."""
+    runtime = autodiff_of([old])
+    if runtime.name == "tensorflow" and runtime.is_variable(old):
+        old.assign(new)
+        return old
+    new = runtime.stop_gradient(new)
+    return runtime.variable(new) if runtime.is_variable(old) else new
