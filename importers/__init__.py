@@ -46,25 +46,35 @@ def _framework_of_value(v: Any) -> str | None:
     return None
 
 
-def _referenced_frameworks(fn: Callable[..., Any]) -> list[str]:
+def _referenced_frameworks(fn: Callable[..., Any], depth: int = 3,
+                           seen: set[int] | None = None) -> list[str]:
     """Frameworks whose modules or functions the function's code names (globals and
-    closure cells), in order of first mention."""
+    closure cells), in order of first mention; then those that the plain Python
+    functions it names name in turn (`depth` levels down), so a closure calling a
+    helper written with `ivy` counts as `ivy` code."""
     fn = getattr(fn, "__func__", fn)
     code = getattr(fn, "__code__", None)
-    if code is None:
+    seen = set() if seen is None else seen
+    if code is None or id(fn) in seen:
         return []
+    seen.add(id(fn))
     names = list(code.co_names)
     scope = dict(getattr(fn, "__globals__", {}))
     cells = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__ or ()
                                          if _filled(c))))
     scope.update(cells)
     found: list[str] = []
+    helpers = []
     for name in list(names) + list(cells):
         value = scope.get(name)
         if isinstance(value, types.ModuleType) or callable(value):
             root = _root(value)
             if root and root not in found:
                 found.append(root)
+            elif root is None and isinstance(value, types.FunctionType):
+                helpers.append(value)
+    for helper in helpers if depth > 0 else ():
+        found += [r for r in _referenced_frameworks(helper, depth - 1, seen) if r not in found]
     return found
 
 

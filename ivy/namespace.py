@@ -32,6 +32,7 @@ from .tracing import is_traced, record
 
 ALIASES = {"reduce_mean": "mean", "reduce_sum": "sum", "reduce_min": "min",
            "reduce_max": "max", "reduce_prod": "prod", "cast": "astype", "array": "asarray",
+           "concatenate": "concat",
            "transpose": "permute_dims",
            "svd": "linalg.svd", "cholesky": "linalg.cholesky", "inv": "linalg.inv",
            "det": "linalg.det", "solve": "linalg.solve", "qr": "linalg.qr",

@@ -15,6 +15,9 @@ from .passes import run_pipeline
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.program == "drone":
+        from .demo_drone import run
+        return run(args.framework, args.compiled, args.out)
     params, x = init_params(), example_input()
     t0 = time.perf_counter()
     module = api.trace(block, (x,), params=params)
@@ -63,8 +66,15 @@ def _lower(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ivy-ir", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="trace, optimize, lower and check a built-in program")
+    demo = sub.add_parser("demo", help="trace, optimize, lower and check a built-in program "
+                          "(block), or run the 2021 paper's drone planner (drone)")
+    demo.add_argument("program", nargs="?", default="block", choices=["block", "drone"])
     demo.add_argument("--locations", action="store_true", help="print source locations")
+    demo.add_argument("--framework", default="torch", choices=["torch", "jax", "tensorflow"],
+                      help="drone: the framework the planner runs on")
+    demo.add_argument("--compiled", action="store_true",
+                      help="drone: compile the cost function to JAX with ivy_ir first")
+    demo.add_argument("--out", default="drone_path.png", help="drone: the picture's path")
     demo.set_defaults(run=_demo)
     sub.add_parser("ops", help="list the ops of the ivy dialect").set_defaults(run=_ops)
     low = sub.add_parser("lower", help="print the target source for an IR file")
