@@ -20,6 +20,10 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
+import lowerings
+
+from .agnostic import FUNCTIONS
+
 SEPARATOR = "/"
 
 
@@ -135,7 +139,6 @@ class Container(dict):
         return {k: v.to_dict() if isinstance(v, Container) else v for k, v in self.items()}
 
     def to_numpy(self) -> Container:
-        from .agnostic import FUNCTIONS
         return self.map(lambda x, kc: FUNCTIONS["to_numpy"](x))
 
     def structure_matches(self, other: Any) -> bool:
@@ -179,5 +182,4 @@ for _name, _op in {"add": operator.add, "sub": operator.sub, "mul": operator.mul
 def register_with_jax() -> None:
     """Make Container a JAX pytree node (once per process; JAX keeps the registry).
     Leaves flatten in key order; the key chain parts are the pytree keys."""
-    from lowerings import get_runtime
-    get_runtime("jax").register_mapping(Container)
+    lowerings.get_runtime("jax").register_mapping(Container)

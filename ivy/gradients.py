@@ -15,6 +15,7 @@ from typing import Any
 import lowerings
 
 from . import backend
+from .agnostic import FUNCTIONS
 from .container import Container
 
 
@@ -54,8 +55,10 @@ def execute_with_gradients(func: Callable[[Any], Any], xs: Any) -> tuple[Any, ..
     keys, leaves = list(flat), list(flat.values())
 
     def rebuilt(values: list[Any]) -> Any:
-        return Container.unflatten(dict(zip(keys, values))) if isinstance(tree, Container) \
-            else values[0]
+        if not isinstance(tree, Container):
+            return values[0]
+        by_chain = dict(zip(keys, values))
+        return tree.map(lambda x, kc: by_chain[kc])  # keeps empty sub-containers too
 
     def call(values: list[Any]) -> tuple[Any, tuple[Any, ...]]:
         out = func(rebuilt(values))
@@ -76,7 +79,6 @@ def _scalar(loss: Any) -> Any:
                          "first, e.g. with ivy.mean")
     if not shape:
         return loss
-    from .agnostic import FUNCTIONS
     return FUNCTIONS["reshape"](loss, ())
 
 

@@ -20,7 +20,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
-from . import gradients
+from . import converters, gradients
 from .container import Container
 
 _V = "_ivy_module_v"
@@ -114,19 +114,16 @@ class Module:
     def to_torch_module(self) -> Any:
         """An `nn.Module` owning a copy of `v` as `nn.Parameter`s (named by the key
         chains, '/' read as '.'), whose forward runs this module on them with torch."""
-        from .converters import to_torch_module
-        return to_torch_module(self)
+        return converters.to_torch_module(self)
 
     def to_keras_layer(self) -> Any:
         """A `keras.layers.Layer` owning a copy of `v` as weights (TensorFlow backend)."""
-        from .converters import to_keras_layer
-        return to_keras_layer(self)
+        return converters.to_keras_layer(self)
 
     def to_jax(self) -> tuple[dict[str, Any], Any]:
         """`(params, apply)`: `v` as a nested dict of JAX arrays and `apply(params,
         *args)`, the module as a pure function for `jax.jit`/`jax.grad`/optax."""
-        from .converters import to_jax
-        return to_jax(self)
+        return converters.to_jax(self)
 
 
 def _apply_signature(forward: Any) -> inspect.Signature:

@@ -27,6 +27,7 @@ from .dtypes import (
     isdtype_name,
     result_type_names,
 )
+from .promotion import call_bound, promoted
 from .tracing import FUNCTIONS as TRACING
 from .tracing import is_traced, record
 
@@ -48,10 +49,18 @@ def tracing_functions() -> dict[str, Callable[..., Any]]:
     return TRACING
 
 
-def _retry(name: str, exc: Exception, bound: dict[str, Any]) -> Any:
+def _retry(name: str, exc: Exception, bound: dict[str, Any],
+           functions: dict[str, Callable[..., Any]]) -> Any:
+    """A backend function's failure path: record the call when it carries tracers;
+    call again with the standard's promotion applied where the native call refused
+    mixed dtypes; else the framework's own error."""
+    fn = CATALOGUE[name]
     if is_traced(bound.values()):
-        return record(CATALOGUE[name], bound)
-    raise exc
+        return record(fn, bound)
+    again = promoted(fn, bound, functions["astype"])
+    if again is None:
+        raise exc
+    return call_bound(fn, functions[name], again)
 
 
 class BackendNamespace(types.ModuleType):

@@ -146,14 +146,16 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
     for part in backend.ns.split(".")[1:]:
         native_ns = getattr(native_ns, part)
     cache = OneOpCache(name)
-    env.update(_retry=retry, _via_ir=cache.call, _missing=_missing(name))
+    funcs: dict[str, Callable[..., Any]] = {}
+    env.update(_retry=lambda fn_name, exc, bound: retry(fn_name, exc, bound, funcs),
+               _via_ir=cache.call, _missing=_missing(name))
     origin, bodies = {}, {}
     for fn in CATALOGUE.values():
         bodies[fn.name], origin[fn.name] = body_of(fn, backend, target, native_ns)
     source = "\n".join(function_source(CATALOGUE[n], b) for n, b in bodies.items())
     code = _Prebound(env).visit(ast.parse(source))
     exec(compile(code, f"<ivy {name} backend>", "exec"), env)  # noqa: S102
-    funcs = {fn.name: env[_py_name(fn.name)] for fn in CATALOGUE.values()}
+    funcs.update({fn.name: env[_py_name(fn.name)] for fn in CATALOGUE.values()})
     for fn_name, f in funcs.items():
         f.__name__ = f.__qualname__ = fn_name.rpartition(".")[2]
         f.__module__ = f"ivy.{name}"

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from . import api, import_cli
+from . import api, demo_drone, import_cli
 from .core.errors import IRError, TraceError
 from .demo import block, example_input, init_params
 from .passes import run_pipeline
@@ -16,8 +16,7 @@ from .passes import run_pipeline
 
 def _demo(args: argparse.Namespace) -> int:
     if args.program == "drone":
-        from .demo_drone import run
-        return run(args.framework, args.compiled, args.out)
+        return demo_drone.run(args.framework, args.compiled, args.out)
     params, x = init_params(), example_input()
     t0 = time.perf_counter()
     module = api.trace(block, (x,), params=params)

@@ -38,13 +38,13 @@ def run(framework: str, compiled: bool, out: str) -> int:
 
 def _draw(history: dict[str, Any], out: str, how: str) -> bool:
     try:
-        import matplotlib
+        import matplotlib  # optional: only the picture needs it
     except ImportError:
         print("matplotlib is not installed: no picture (pip install matplotlib)")
         return False
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Polygon
+    import matplotlib.pyplot as plt  # after choosing the file backend above
+    from matplotlib.patches import Polygon  # the same
 
     poses, dims = history["obstacles"]
     fig, (ax, side) = plt.subplots(1, 2, figsize=(10.5, 4.8),

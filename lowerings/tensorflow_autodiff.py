@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import tensorflow as tf
@@ -18,6 +19,8 @@ def _stopped(tree: Any) -> Any:
         return tf.stop_gradient(tree)
     if isinstance(tree, (tuple, list)):
         return type(tree)(_stopped(t) for t in tree)
+    if isinstance(tree, Mapping):
+        return type(tree)((k, _stopped(v)) for k, v in tree.items())
     return tree
 
 

@@ -52,7 +52,7 @@ class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
                     name: str) -> Any:
         """A Keras layer owning `values` as trainable weights; calling it runs
         `call({key: weight value}, *inputs)`. Keras must run on TensorFlow here."""
-        import keras
+        import keras  # only Keras users need it; TF imports it lazily too
         if keras.backend.backend() != "tensorflow":
             raise RuntimeError(f"to_keras_layer needs Keras on its TensorFlow backend; "
                                f"this Keras runs on {keras.backend.backend()} "

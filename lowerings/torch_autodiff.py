@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -18,6 +19,8 @@ def _detached(tree: Any) -> Any:
         return tree.detach()
     if isinstance(tree, (tuple, list)):
         return type(tree)(_detached(t) for t in tree)
+    if isinstance(tree, Mapping):
+        return type(tree)((k, _detached(v)) for k, v in tree.items())
     return tree
 
 
