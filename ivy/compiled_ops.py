@@ -23,6 +23,9 @@ from .dtypes import dtype_name
 from .tracing import record
 
 
+_SCALARS = (bool, int, float, complex)
+
+
 def _frozen(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return tuple(_frozen(i) for i in v)
@@ -42,6 +45,11 @@ class OneOpCache:
 
     def call(self, name: str, bound: dict[str, Any]) -> Any:
         fn = CATALOGUE[name]
+        if not any(count is not None for _, count in _slots(fn, bound)):
+            # only Python scalars where arrays go (`random_uniform(3, shape=...)`): the
+            # program needs one input to trace, so they become 0-d arrays
+            bound = {p: np.asarray(v) if p in fn.arrays and isinstance(v, _SCALARS) else v
+                     for p, v in bound.items()}
         arrays: list[Any] = []
         key: list[Any] = [name]
         for p, count in _slots(fn, bound):

@@ -138,3 +138,14 @@ def test_eager_functions_are_the_natives_where_ours_only_pass_arguments_on():
     assert ivy.torch.eager["floor"] is torch.floor
     assert ivy.torch.eager["add"] is ivy.torch.add  # the dtype test stays
     assert ivy.numpy.eager["reduce_sum"] is eager["sum"]
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_compiled_op_with_only_python_scalars_for_its_arrays(backend):
+    """`random_uniform(3, shape=...)` (a Python int key) goes through a one-op program,
+    which needs an input to trace: the scalar becomes a 0-d array."""
+    with getattr(ivy, backend).use:
+        by_int = ivy.random_uniform(3, shape=(4,))
+        by_array = ivy.random_uniform(ivy.asarray(3), shape=(4,))
+    np.testing.assert_array_equal(ivy.to_numpy(by_int), ivy.to_numpy(by_array))
+    assert type(by_int).__module__.split(".")[0] in ("torch", "jaxlib", "jax")

@@ -361,3 +361,25 @@ def test_compile_module_variables_are_parameters(target):
     np.testing.assert_allclose(ivy.to_numpy(compiled(X)), model(X), rtol=1e-5)
     assert sorted(compiled.params) == ["linear0.b", "linear0.w", "linear2.b",
                                                  "linear2.w"]
+
+
+def test_compiled_module_trains_natively_and_retraces():
+    import torch
+    model = FcModel()
+    compiled = ivy_ir.compile(model, target="torch", args=(X,))
+    names = sorted(n for n, _ in compiled.module.named_parameters())
+    assert names == ["linear0.b", "linear0.w", "linear2.b", "linear2.w"]
+    sgd = torch.optim.SGD(compiled.module.parameters(), lr=0.1)
+    x = torch.tensor(X)
+    torch.mean(compiled(x)).backward()
+    sgd.step()
+    with ivy.torch.use:
+        v = model.v.map(lambda w, kc: ivy.asarray(w))
+        _, grads = ivy.execute_with_gradients(lambda v: ivy.mean(model(x, v=v)), v)
+        expected = (v - 0.1 * grads).to_numpy()
+    for name, p in compiled.module.named_parameters():
+        np.testing.assert_allclose(p.detach().numpy(), expected[name.replace(".", "/")],
+                                   rtol=1e-5, atol=1e-7)
+    bigger = np.ones((5, 3), np.float32)  # a new batch size retraces on the same parameters
+    np.testing.assert_allclose(compiled(bigger).detach().numpy(),
+                               model(bigger, v=expected), rtol=1e-5)
