@@ -22,7 +22,6 @@ from .catalogue import CATALOGUE, FacadeFn
 from .dtypes import dtype_name
 from .tracing import record
 
-
 _SCALARS = (bool, int, float, complex)
 
 
