@@ -26,6 +26,7 @@ from .container import Container
 _V = "_ivy_module_v"
 """Where the variables sit in the instance dict (written directly, so a framework
 base's `__setattr__` never sees, wraps or tracks the container twice)."""
+_TRAINING = "_ivy_module_training"
 
 
 class Module:
@@ -36,7 +37,6 @@ class Module:
         v = own.map(lambda x, kc: gradients.variable(x))
         for name, sub in self._submodules():
             v[name] = sub.v
-        self.__dict__.setdefault("training", True)
         self.v = v
 
     # ---- what subclasses define ----
@@ -69,7 +69,7 @@ class Module:
         """(key chain, submodule) for every attribute holding a Module or a list of them,
         in the order they were set."""
         for name, value in list(self.__dict__.items()):
-            if name == _V:
+            if name in (_V, _TRAINING):
                 continue
             if isinstance(value, Module):
                 yield name, value
@@ -89,12 +89,21 @@ class Module:
         finally:
             self.v = saved
 
-    def train(self, mode: bool = True) -> Module:
-        """Training mode (dropout drops, batch norm updates its statistics) for this
-        module and every submodule; `eval()` is `train(False)`."""
-        self.__dict__["training"] = mode
+    @property
+    def training(self) -> bool:
+        """Training mode (dropout drops, batch norm updates its statistics). Setting it
+        sets every submodule's too, so a framework base's own `train()`/`eval()` (torch
+        sets `self.training` and recurses only into its own children) reaches them."""
+        return self.__dict__.get(_TRAINING, True)
+
+    @training.setter
+    def training(self, mode: bool) -> None:
+        self.__dict__[_TRAINING] = bool(mode)
         for _, sub in self._submodules():
-            Module.train(sub, mode)
+            sub.training = mode
+
+    def train(self, mode: bool = True) -> Module:
+        self.training = mode
         return self
 
     def eval(self) -> Module:

@@ -246,6 +246,10 @@ def test_torch_fc_model_as_written_in_the_paper():
         x_in = torch.tensor([1.0, 2.0, 3.0])
         assert len(list(model.parameters())) == 4
         assert model.linear0.v.w is model._parameters["linear0/w"]
+        model.eval()  # torch's own eval() reaches the ivy submodules too
+        assert not model.training and not model.linear0.training
+        model.train()
+        assert model.linear2.training
         losses = []
         for _ in range(30):
             optimizer.zero_grad()
