@@ -16,6 +16,8 @@ overhead <= 1% global, <= 5% inferred. Run from the repository root:
 
     .venv/bin/python benchmarks/facade_overhead.py [--rounds 25] [--backends numpy,torch]
 
+`--suite applied` runs `applied_overhead.py` instead (whole functions, same method).
+
 Writes benchmarks/results/facade_overhead.json, and a .png where matplotlib is installed.
 """
 
@@ -170,10 +172,21 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def main() -> None:
+    suites = ("facade", "applied")
+    chosen = argparse.ArgumentParser(add_help=False)
+    chosen.add_argument("--suite", choices=suites, default="facade")
+    suite, argv = chosen.parse_known_args()
+    if suite.suite == "applied":  # whole functions and a training step, own options
+        from applied_overhead import main as applied_main
+        applied_main(argv)
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--suite", choices=suites, default="facade",
+                        help="'applied': benchmarks/applied_overhead.py, ivy.applied's "
+                             "functions and an Adam step against the same code native")
     parser.add_argument("--rounds", type=int, default=25)
     parser.add_argument("--backends", default="numpy,jax,torch,tensorflow")
-    opts = parser.parse_args()
+    opts = parser.parse_args(argv)
     rows = [r for b in opts.backends.split(",") for r in measure(b, opts.rounds)]
     out = Path(__file__).resolve().parent / "results"
     out.mkdir(exist_ok=True)

@@ -10,6 +10,7 @@ boundary, so every framework sees a plain list and gives gradients of the same s
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 import lowerings
@@ -25,6 +26,12 @@ def autodiff_of(values: list[Any]) -> Any:
     if name == "ivy_ir":
         raise TypeError("gradients of traced values: ivy_ir.compile the loss function "
                         "and differentiate its result with the target framework instead")
+    return _runtime(name)
+
+
+@cache
+def _runtime(name: str) -> Any:
+    """`lowerings.get_runtime`, without its module lookup on every optimizer leaf."""
     return lowerings.get_runtime(name)
 
 

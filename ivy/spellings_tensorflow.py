@@ -160,6 +160,13 @@ TENSORFLOW_SPELLINGS: dict[str, str] = {
     "linalg.qr": "_qr(x, mode)",
     "linalg.slogdet": "_slogdet(x)",
     "linalg.solve": "_solve(x1, x2)",
+    # registry ops a one-op program would otherwise run (a tf.function call each time)
+    "one_hot": "tf.one_hot(indices, depth, axis=axis, dtype=_dt(dtype)) if _kind[_dt(dtype)] "
+               "in 'fc' else tf.cast(tf.one_hot(indices, depth, axis=axis, dtype=tf.int32), "
+               "_dt(dtype))",
+    "scatter_add": "(tf.tensor_scatter_nd_add(x, indices, updates) if indices.shape.rank > 1 "
+                   "else tf.tensor_scatter_nd_add(x, indices[None], updates[None])) if "
+                   "indices.shape[-1] else x + tf.reduce_sum(updates, 0)",
     "linalg.svd": "_svd(x, full_matrices)",
     "linalg.svdvals": "_svdvals(x)",
     "linalg.tensordot": "_tensordot(x1, x2, axes)",

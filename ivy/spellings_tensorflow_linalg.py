@@ -187,9 +187,11 @@ def _solve(x1: Any, x2: Any) -> Any:
     column = b.ndim == 1
     if column:
         b = b[:, None]
-    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-    out = tf.linalg.solve(tf.broadcast_to(a, batch + (n, n)),
-                          tf.broadcast_to(b, batch + tuple(b.shape[-2:])))
+    stack_a, stack_b = tuple(a.shape[:-2]), tuple(b.shape[:-2])
+    if stack_a != stack_b:  # (broadcasting copies: only where the stacks differ)
+        batch = np.broadcast_shapes(stack_a, stack_b)
+        a, b = tf.broadcast_to(a, batch + (n, n)), tf.broadcast_to(b, batch + b.shape[-2:])
+    out = tf.linalg.solve(a, b)
     return out[..., 0] if column else out
 
 

@@ -140,6 +140,13 @@ TORCH_SPELLINGS: dict[str, str] = {
     "cumulative_prod": "_cumulative('cumulative_prod', torch.cumprod, x, axis, _dt(dtype), "
                        "include_initial)",
     "diff": "_diff(x, axis, n, prepend, append)",
+    # registry ops a one-op program would otherwise run (signature key and lookup per call)
+    "cumsum": "torch.cumsum(x, axis, dtype=x.dtype) if _computed(x.dtype) else "
+              "_numpy_fallback('cumsum', x, axis=axis)",
+    "one_hot": "torch.movedim((indices.unsqueeze(-1) == torch.arange(depth, device="
+               "indices.device)).to(_dt(dtype)), -1, axis)",
+    "scatter_add": "x.index_put(indices.unbind(-1), updates, accumulate=True) if "
+                   "indices.shape[-1] else x + updates.sum(0, dtype=x.dtype)",
     # linear algebra
     "tensordot": "_tensordot(x1, x2, axes)",
     "linalg.tensordot": "_tensordot(x1, x2, axes)",

@@ -223,6 +223,10 @@ def _scatter(fn: str) -> Rule:
     # of scalar indices, so scatter a batch of one
     def rule(c: OpContext) -> str:
         x, idx, upd = c.args["x"], c.args["indices"], c.args["updates"]
+        if c.in_types["indices"].shape[-1] == 0:  # every update covers all of x (TF refuses)
+            if not c.in_types["updates"].shape[0]:
+                return x
+            return f"{x} + tf.reduce_sum({upd}, 0)" if fn.endswith("add") else f"{upd}[-1]"
         if c.in_types["indices"].rank == 1:
             return f"tf.{fn}({x}, {idx}[None], {upd}[None])"
         return f"tf.{fn}({x}, {idx}, {upd})"

@@ -149,3 +149,33 @@ def test_compiled_op_with_only_python_scalars_for_its_arrays(backend):
         by_array = ivy.random_uniform(ivy.asarray(3), shape=(4,))
     np.testing.assert_array_equal(ivy.to_numpy(by_int), ivy.to_numpy(by_array))
     assert type(by_int).__module__.split(".")[0] in ("torch", "jaxlib", "jax")
+
+
+SPELLED_OPS = [
+    ("cumsum", lambda x: (np.arange(12, dtype=np.float32).reshape(3, 4),), {"axis": 1}),
+    ("cumsum", lambda x: (np.array([[1, 2], [3, 4]], np.int32),), {"axis": 0}),
+    ("one_hot", lambda x: (np.array([0, 2, 5, -1]),), {"depth": 3}),
+    ("one_hot", lambda x: (np.array([[0, 1]]),), {"depth": 3, "axis": 0, "dtype": "uint8"}),
+    ("one_hot", lambda x: (np.array([1, 0]),), {"depth": 2, "dtype": "bool"}),
+    ("scatter_add", lambda x: (np.zeros((3, 4), np.float32), np.array([[0, 1], [0, 1], [2, 3]]),
+                               np.array([1.0, 2.0, 3.0], np.float32)), {}),
+    ("scatter_add", lambda x: (np.zeros((3, 2), np.int64), np.array([1]),
+                               np.array([5, 6])), {}),
+    ("scatter_add", lambda x: (np.ones((2,), np.float32), np.zeros((3, 0), np.int64),
+                               np.ones((3, 2), np.float32)), {}),
+]
+
+
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
+@pytest.mark.parametrize("case", range(len(SPELLED_OPS)))
+def test_direct_spellings_of_registry_ops_match_numpy(backend, case):
+    """cumsum/one_hot/scatter_add call torch and TF directly (not run as a one-op
+    program): the values and dtypes of the registry op (`ivy.ops`, the reference)."""
+    name, make, kwargs = SPELLED_OPS[case]
+    args = make(None)
+    want = np.asarray(getattr(ivy.ops, name)(*args, **kwargs))
+    with getattr(ivy, backend).use:
+        got = getattr(ivy, name)(*(ivy.asarray(a) for a in args), **kwargs)
+    assert getattr(ivy, backend).origin[name] in ("spelling", "rule")  # a direct call
+    np.testing.assert_array_equal(ivy.to_numpy(got), want)
+    assert ivy.to_numpy(got).dtype == want.dtype
