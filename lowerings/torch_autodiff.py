@@ -37,17 +37,18 @@ class TorchAutodiff(NoAutodiff):
         return x.detach() if isinstance(x, torch.Tensor) else x
 
     def value_and_grad(self, func: AuxFn, leaves: list[Any]) -> tuple[Any, Any, list[Any]]:
-        # fresh leaves: gradients of this call only, never accumulated into `.grad`
-        ws = [x.detach().requires_grad_(True) if _differentiable(x) else x for x in leaves]
+        # `autograd.grad` never accumulates into `.grad`, so a leaf that already requires
+        # grad (a variable) is differentiated as it is; any other float array becomes a
+        # fresh leaf sharing its storage, so the caller's graph is left alone
+        wanted = [_differentiable(x) for x in leaves]
+        ws = [(x if x.requires_grad and x.is_leaf else x.detach().requires_grad_(True))
+              if want else x for x, want in zip(leaves, wanted)]
         with torch.enable_grad():
             loss, aux = func(ws)
-        wanted = [w for w in ws if _differentiable(w)]
-        found = iter(torch.autograd.grad(loss, wanted, allow_unused=True) if wanted else ())
-        grads = []
-        for w in ws:
-            if not _differentiable(w):
-                grads.append(None)
-                continue
-            g = next(found)
-            grads.append(torch.zeros_like(w) if g is None else g)
+        sources = [w for w, want in zip(ws, wanted) if want]
+        found = iter(torch.autograd.grad(loss, sources, allow_unused=True) if sources else ())
+        grads: list[Any] = []
+        for w, want in zip(ws, wanted):
+            g = next(found) if want else None
+            grads.append(torch.zeros_like(w) if want and g is None else g)
         return loss.detach(), _detached(aux), grads
