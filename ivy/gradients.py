@@ -47,6 +47,12 @@ def is_variable(x: Any) -> bool:
 
 def stop_gradient(x: Any) -> Any:
     """`x` with no gradient flowing back through it."""
+    if backend.infer([x]) == "ivy_ir":
+        raise TypeError("ivy.stop_gradient cannot be traced: the ivy dialect has no "
+                        "stop-gradient op yet, and recording it as the identity would give "
+                        "the compiled program wrong gradients. Compile modules in eval mode "
+                        "(model.eval()): batch norm then reads its running statistics and "
+                        "dropout is the identity")
     return autodiff_of([x]).stop_gradient(x)
 
 

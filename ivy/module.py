@@ -77,6 +77,13 @@ class Module:
                     all(isinstance(m, Module) for m in value):
                 yield from ((f"{name}/{i}", m) for i, m in enumerate(value))
 
+    def _modules(self) -> list[Module]:
+        """This module and all below it."""
+        out: list[Module] = [self]
+        for _, sub in self._submodules():
+            out += sub._modules()
+        return out
+
     # ---- calling ----
     def __call__(self, *args: Any, v: Any = None, **kwargs: Any) -> Any:
         """`_forward` on this module's variables, or on `v` for this call only."""
@@ -115,7 +122,13 @@ class Module:
         the variables as the parameter tree (IR parameters named by key chain, '/'
         read as '.')."""
         def apply(params: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-            return self(*args, v=Container(params), **kwargs)
+            saved = [(m, dict(m.__dict__)) for m in self._modules()]
+            try:
+                return self(*args, v=Container(params), **kwargs)
+            finally:  # a trace leaves no tracer behind (batch norm's statistics)
+                for module, state in saved:
+                    module.__dict__.clear()
+                    module.__dict__.update(state)
         apply.__signature__ = _apply_signature(self._forward)  # type: ignore[attr-defined]
         return apply, self.v.to_numpy().to_dict(), {}
 

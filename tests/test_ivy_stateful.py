@@ -387,3 +387,25 @@ def test_compiled_module_trains_natively_and_retraces():
     bigger = np.ones((5, 3), np.float32)  # a new batch size retraces on the same parameters
     np.testing.assert_allclose(compiled(bigger).detach().numpy(),
                                model(bigger, v=expected), rtol=1e-5)
+
+
+def test_compiling_a_module_with_batch_norm_needs_eval_mode_and_changes_nothing():
+    class Net(ivy.Module):
+        def __init__(self):
+            self.conv = ivy.Conv2D(3, 4, 3, 1, "SAME", seed=0)
+            self.bn = ivy.BatchNorm2D(4)
+            self.drop = ivy.Dropout(0.5, seed=0)
+            ivy.Module.__init__(self)
+
+        def _forward(self, x):
+            return self.drop(ivy.relu(self.bn(self.conv(x))))
+
+    model = Net()
+    x = np.random.default_rng(0).random((2, 5, 5, 3), dtype=np.float32)
+    stats = model.bn.stats
+    with pytest.raises(TypeError, match="stop_gradient cannot be traced.*model.eval"):
+        ivy_ir.compile(model, target="torch", args=(x,))
+    assert model.bn.stats is stats  # the failed trace left the module as it was
+    compiled = ivy_ir.compile(model.eval(), target="torch", args=(x,))
+    np.testing.assert_allclose(ivy.to_numpy(compiled(x)), model(x), rtol=1e-5, atol=1e-6)
+    assert sorted(compiled.params) == ["bn.b", "bn.w", "conv.b", "conv.w"]
