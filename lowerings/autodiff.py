@@ -11,10 +11,22 @@ cannot have one (an integer array).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 AuxFn = Callable[[list[Any]], tuple[Any, Any]]
+
+
+def map_arrays(fn: Callable[[Any], Any], tree: Any, array_types: tuple[type, ...]) -> Any:
+    """`fn` applied to every array in nested tuples, lists and mappings (a Container
+    among them), each rebuilt as its own type: how extra outputs are cut from the graph."""
+    if isinstance(tree, array_types):
+        return fn(tree)
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(map_arrays(fn, t, array_types) for t in tree)
+    if isinstance(tree, Mapping):
+        return type(tree)((k, map_arrays(fn, v, array_types)) for k, v in tree.items())
+    return tree
 
 
 class NoAutodiff:

@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import tensorflow as tf
 
-from .autodiff import AuxFn, NoAutodiff
+from .autodiff import AuxFn, NoAutodiff, map_arrays
 
 
 def _differentiable(x: Any) -> bool:
     return isinstance(x, (tf.Tensor, tf.Variable)) and (x.dtype.is_floating or x.dtype.is_complex)
-
-
-def _stopped(tree: Any) -> Any:
-    if isinstance(tree, (tf.Tensor, tf.Variable)):
-        return tf.stop_gradient(tree)
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(_stopped(t) for t in tree)
-    if isinstance(tree, Mapping):
-        return type(tree)((k, _stopped(v)) for k, v in tree.items())
-    return tree
 
 
 class TensorFlowAutodiff(NoAutodiff):
@@ -45,4 +34,5 @@ class TensorFlowAutodiff(NoAutodiff):
         # a variable's gradient of a gather is an IndexedSlices: the dense one is wanted
         grads = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
                  for g in grads]
-        return tf.stop_gradient(loss), _stopped(aux), grads
+        return (tf.stop_gradient(loss), map_arrays(tf.stop_gradient, aux, (tf.Tensor, tf.Variable)),
+                grads)

@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import torch
 
-from .autodiff import AuxFn, NoAutodiff
+from .autodiff import AuxFn, NoAutodiff, map_arrays
 
 
 def _differentiable(x: Any) -> bool:
     return isinstance(x, torch.Tensor) and (x.is_floating_point() or x.is_complex())
-
-
-def _detached(tree: Any) -> Any:
-    if isinstance(tree, torch.Tensor):
-        return tree.detach()
-    if isinstance(tree, (tuple, list)):
-        return type(tree)(_detached(t) for t in tree)
-    if isinstance(tree, Mapping):
-        return type(tree)((k, _detached(v)) for k, v in tree.items())
-    return tree
 
 
 class TorchAutodiff(NoAutodiff):
@@ -51,4 +40,4 @@ class TorchAutodiff(NoAutodiff):
         for w, want in zip(ws, wanted):
             g = next(found) if want else None
             grads.append(torch.zeros_like(w) if want and g is None else g)
-        return loss.detach(), _detached(aux), grads
+        return loss.detach(), map_arrays(torch.Tensor.detach, aux, (torch.Tensor,)), grads

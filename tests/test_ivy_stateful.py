@@ -222,46 +222,6 @@ def test_paper_training_loop_on_each_backend(backend):
     assert losses[-1] < losses[0] - 0.05
 
 
-def test_torch_fc_model_as_written_in_the_paper():
-    import torch
-
-    class TorchFcModel(torch.nn.Module, FcModel):
-        def __init__(self):
-            torch.nn.Module.__init__(self)
-            FcModel.__init__(self)
-            self._assign_variables()
-
-        def _assign_variables(self):
-            self.v.map(
-                lambda x, kc: self.register_parameter(name=kc, param=torch.nn.Parameter(x)))
-            self.v = self.v.map(lambda x, kc: self._parameters[kc])
-
-        def forward(self, x):
-            return self._forward(x)
-
-    ivy.set_framework("torch")
-    try:
-        model = TorchFcModel()
-        optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-        x_in = torch.tensor([1.0, 2.0, 3.0])
-        assert len(list(model.parameters())) == 4
-        assert model.linear0.v.w is model._parameters["linear0/w"]
-        model.eval()  # torch's own eval() reaches the ivy submodules too
-        assert not model.training and not model.linear0.training
-        model.train()
-        assert model.linear2.training
-        losses = []
-        for _ in range(30):
-            optimizer.zero_grad()
-            loss = torch.mean(model(x_in))
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-    finally:
-        ivy.unset_framework()
-    assert losses[-1] < losses[0] - 0.05
-
-
 def test_tf_module_as_second_base():
     import tensorflow as tf
 

@@ -99,7 +99,10 @@ def test_torch_fc_model_trains_with_torch_adam():
             loss.backward()
             optimizer.step()
             curve.append(loss.item())
+        model.eval()  # torch's own eval() reaches the ivy layers too
+        assert not model.training and not model.linear0.training
     finally:
         ivy.unset_framework()
     assert len(list(model.parameters())) == 4
+    assert model.linear0.v.w is model._parameters["linear0/w"]  # one source of truth
     assert curve[-1] < curve[0] - 1e-3
