@@ -52,8 +52,8 @@ def tracing_functions() -> dict[str, Callable[..., Any]]:
 def _retry(name: str, exc: Exception, bound: dict[str, Any],
            functions: dict[str, Callable[..., Any]]) -> Any:
     """A backend function's failure path: record the call when it carries tracers;
-    call again with the standard's promotion applied where the native call refused
-    mixed dtypes; else the framework's own error."""
+    call again with the operands promoted as the tracer would where the native call
+    refused mixed dtypes (`promotion.py`); else the framework's own error."""
     fn = CATALOGUE[name]
     if is_traced(bound.values()):
         return record(fn, bound)
