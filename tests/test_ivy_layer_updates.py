@@ -18,6 +18,7 @@ from test_ivy_layers import (
     CONV_K,
     CONV_T,
     LINEAR,
+    SAME,
     T,
     assert_close,
     get,
@@ -27,22 +28,24 @@ from test_ivy_layers import (
     run_keras,
     run_torch,
 )
+from test_ivy_layers_more import H, first, torch_recurrent
 
 import ivy
 from ivy.container import Container
 from ivy.layers import Linear
 from ivy.layers_conv import Conv2D
 from ivy.layers_norm import LayerNorm
+from ivy.layers_recurrent import GRU, LSTM
 
 LR = 0.05
 
 
 def ivy_step(backend: str, make: Callable[[], ivy.Module], mapping: dict[str, Any],
-             values: dict[str, np.ndarray], x: np.ndarray, optimizer: ivy.Optimizer
-             ) -> dict[str, np.ndarray]:
+             values: dict[str, np.ndarray], x: np.ndarray, optimizer: ivy.Optimizer,
+             pick: Callable[[Any], Any] = SAME) -> dict[str, np.ndarray]:
     """The layer's weights after one step of `optimizer` on sum(output * probe)."""
     weights = {kc: how(values) for kc, how in mapping.items()}
-    _, _, grads = run_ivy(backend, make, weights, x)
+    _, _, grads = run_ivy(backend, make, weights, x, pick)
     with ivy.with_backend(backend):
         v = Container.unflatten({kc: ivy.variable(ivy.asarray(w)) for kc, w in weights.items()})
         g = Container.unflatten({kc: ivy.asarray(d) for kc, d in grads.items()})
@@ -61,7 +64,13 @@ TORCH_CASES = {
     "conv2d": (lambda: Conv2D(3, 4, 3, 1, 1, data_format="channels_first"),
                lambda: torch.nn.Conv2d(3, 4, 3, padding=1), CONV_T, (2, 3, 6, 6)),
     "layer_norm": (lambda: LayerNorm(5), lambda: torch.nn.LayerNorm(5), CONV_T, (3, 5)),
+    "lstm": (lambda: LSTM(5, H, 2), lambda: torch.nn.LSTM(5, H, num_layers=2, batch_first=True),
+             torch_recurrent(2), (3, 6, 5)),
+    "gru": (lambda: GRU(5, H), lambda: torch.nn.GRU(5, H, batch_first=True),
+            torch_recurrent(1), (3, 6, 5)),
 }
+RECURRENT = {"lstm", "gru"}
+"""Layers returning (sequence, state): the loss reads the sequence."""
 
 
 @pytest.mark.parametrize("case", list(TORCH_CASES))
@@ -71,11 +80,13 @@ def test_adam_step_matches_torch(case: str) -> None:
     with torch.no_grad():
         for p in ref.parameters():  # away from the initial ones/zeros of a norm layer
             p.add_(torch.tensor(host(*p.shape, seed=3)) * 0.1)
-    _, shared = run_torch(ref, x)
+    recurrent = case in RECURRENT
+    _, shared = run_torch(ref, x, (lambda t: ref(t)[0]) if recurrent else None)
     values = {n: v.copy() for n, v in shared.items()}  # views of the parameters: copy
     torch.optim.Adam(ref.parameters(), lr=LR, eps=1e-8).step()
     new = {n: p.detach().numpy() for n, p in ref.named_parameters()}
-    got = ivy_step("torch", make, mapping, values, x, ivy.Adam(LR, epsilon=1e-8))
+    got = ivy_step("torch", make, mapping, values, x, ivy.Adam(LR, epsilon=1e-8),
+                   first if recurrent else SAME)
     check_step(got, mapping, new)
 
 
