@@ -67,8 +67,10 @@ class Module:
 
     def _submodules(self) -> Iterator[tuple[str, Module]]:
         """(key chain, submodule) for every attribute holding a Module or a list of them,
-        in the order they were set."""
-        for name, value in list(self.__dict__.items()):
+        in the order they were set; then those torch keeps in its `_modules` table (an
+        ivy layer that is also an `nn.Module` is stored there, not as an attribute)."""
+        attributes = {**self.__dict__, **self.__dict__.get("_modules", {})}
+        for name, value in list(attributes.items()):
             if name in (_V, _TRAINING):
                 continue
             if isinstance(value, Module):

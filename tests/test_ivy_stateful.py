@@ -369,3 +369,33 @@ def test_compiling_a_module_with_batch_norm_needs_eval_mode_and_changes_nothing(
     compiled = ivy_ir.compile(model.eval(), target="torch", args=(x,))
     np.testing.assert_allclose(ivy.to_numpy(compiled(x)), model(x), rtol=1e-5, atol=1e-6)
     assert sorted(compiled.params) == ["bn.b", "bn.w", "conv.b", "conv.w"]
+
+
+def test_ivy_layers_that_are_also_torch_modules_are_discovered():
+    import torch
+
+    class TorchDense(torch.nn.Module, Dense):
+        def __init__(self, fan_in, fan_out):
+            torch.nn.Module.__init__(self)
+            Dense.__init__(self, fan_in, fan_out)
+
+        def forward(self, x):
+            return self._forward(x)
+
+    class Net(torch.nn.Module, ivy.Module):
+        def __init__(self):
+            torch.nn.Module.__init__(self)
+            self.hidden = TorchDense(3, 4)  # torch files it under _modules
+            self.head = Dense(4, 1)
+            ivy.Module.__init__(self)
+
+        def _forward(self, x):
+            return self.head(ivy.relu(self.hidden(x)))
+
+    with ivy.torch.use:
+        net = Net()
+        assert sorted(net.v.key_chains()) == ["head/b", "head/w", "hidden/b", "hidden/w"]
+        zeros = net.v.map(lambda w, kc: w * 0)
+        out = ivy.Module.__call__(net, ivy.asarray(X), v=zeros)
+        np.testing.assert_array_equal(ivy.to_numpy(out), np.zeros((2, 1)))
+        assert net.hidden.v.w is not zeros["hidden/w"]  # restored after the call
