@@ -15,6 +15,7 @@ import tensorflow as tf
 from ivy_ir.core.resample import adaptive_weights, even_windows, pool_out_dim, resample_taps
 
 __all__ = ["adaptive_avg_pool", "along_axis", "avg_pool", "conv", "conv_transpose",
+           "depthwise_conv",
            "interpolate", "max_pool", "pad_spatial", "pool_pads",
            "restore_layout", "subsample", "to_channels_last", "upsample_zeros"]
 
@@ -61,11 +62,17 @@ def conv(x, w, b, strides, padding, dilations, groups, layout):
     if layout == "channels_first":  # (O, I/g, *K) -> (*K, I/g, O)
         w = tf.transpose(w, [*range(2, n + 2), 1, 0])
     x = pad_spatial(x, [(padding[2 * i], padding[2 * i + 1]) for i in range(n)])
-    dilated = any(dl > 1 for dl in dilations)
+    depthwise = 1 < groups == x.shape[-1] and n <= 2
+    # a dilated convolution, or a depthwise one with unequal strides (TF's depthwise
+    # kernel takes neither), runs at stride 1 and keeps every stride-th output
+    dilated = any(dl > 1 for dl in dilations) or \
+        (depthwise and (n == 1 or strides[0] != strides[1]))
     step = 1 if dilated else strides
     if groups == 1:
         y = tf.nn.convolution(x, w, strides=step, padding="VALID", dilations=dilations)
-    else:  # one conv per group: TF's CPU gradient of a grouped conv is broken
+    elif depthwise:
+        y = depthwise_conv(x, w, step, dilations)
+    else:  # one conv per group: TF has no CPU gradient of a grouped convolution
         y = tf.concat([tf.nn.convolution(xg, wg, strides=step, padding="VALID",
                                          dilations=dilations)
                        for xg, wg in zip(tf.split(x, groups, axis=-1),
@@ -77,6 +84,18 @@ def conv(x, w, b, strides, padding, dilations, groups, layout):
     if b is not None:
         y = tf.nn.bias_add(y, b)
     return restore_layout(y, layout)
+
+
+def depthwise_conv(x, w, step, dilations):
+    # one group per input channel: TF's depthwise kernel, (*K, 1, C*M) read as (*K, C, M)
+    # (output channel c*M + m is channel c's m-th filter in both); 1-d as a 1 x W image
+    flat = len(dilations) == 1
+    if flat:
+        x, w, dilations = x[:, None], w[None], [1, *dilations]
+    strides = [1, 1, 1, 1] if step == 1 else [1, *step, 1]
+    y = tf.nn.depthwise_conv2d(x, tf.reshape(w, [*w.shape[:2], x.shape[-1], -1]), strides,
+                               "VALID", dilations=list(dilations))
+    return y[:, 0] if flat else y
 
 
 def upsample_zeros(x, strides):

@@ -1,0 +1,57 @@
+"""TensorFlow runs a depthwise convolution (groups == input channels) as TF's own
+depthwise kernel, not one convolution per channel (MobileNets have dozens of them, and
+per-channel splits made thousands of TF ops); values and gradients as torch's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ivy
+import ivy_ir
+
+torch = pytest.importorskip("torch")
+tf = pytest.importorskip("tensorflow")
+
+CASES = [  # (spatial, channels, multiplier, strides, dilations, padding, layout)
+    ((7, 6), 3, 1, (1, 1), (1, 1), (1, 1, 1, 1), "channels_first"),
+    ((9, 8), 4, 2, (2, 2), (1, 1), (0, 1, 1, 0), "channels_first"),
+    ((9, 8), 2, 1, (2, 1), (1, 1), (1, 1, 0, 0), "channels_last"),
+    ((9, 9), 3, 2, (1, 1), (2, 1), (2, 2, 1, 1), "channels_first"),
+    ((11,), 3, 2, (2,), (1,), (1, 1), "channels_first"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_depthwise_conv_on_tensorflow_matches_torch(case):
+    spatial, c, m, strides, dilations, padding, layout = CASES[case]
+    rng = np.random.default_rng(case)
+    x = rng.standard_normal((2, c, *spatial)).astype(np.float32)
+    w = rng.standard_normal((c * m, 1, *(3,) * len(spatial))).astype(np.float32)
+    b = rng.standard_normal(c * m).astype(np.float32)
+    attrs = dict(strides=list(strides), padding=list(padding), dilations=list(dilations),
+                 groups=c, layout=layout)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    conv = torch.nn.functional.conv1d if len(spatial) == 1 else torch.nn.functional.conv2d
+    pads = [p for i in reversed(range(len(spatial))) for p in padding[2 * i:2 * i + 2]]
+    want = conv(torch.nn.functional.pad(xt, pads), wt, torch.tensor(b), strides,
+                dilation=dilations, groups=c)
+    (want ** 2).sum().backward()
+    if layout == "channels_last":
+        x, w = np.moveaxis(x, 1, -1), np.moveaxis(w, (0, 1), (-1, -2))
+
+    def f(x, w, b):
+        return ivy.conv(x, w, b, **attrs)
+    compiled = ivy_ir.compile(f, target="tensorflow", args=(x, w, b))
+    assert "depthwise_conv(" in compiled.source
+    xv, wv = tf.Variable(x), tf.Variable(w)
+    with tf.GradientTape() as tape:
+        got = compiled(xv, wv, b)
+        loss = tf.reduce_sum(got ** 2)
+    dx, dw = tape.gradient(loss, [xv, wv])
+    if layout == "channels_last":
+        got, dx = np.moveaxis(got.numpy(), -1, 1), np.moveaxis(dx.numpy(), -1, 1)
+        dw = np.moveaxis(dw.numpy(), (-1, -2), (0, 1))
+    np.testing.assert_allclose(np.asarray(got), want.detach().numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(dx), xt.grad.numpy(), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(np.asarray(dw), wt.grad.numpy(), rtol=1e-4, atol=1e-3)
