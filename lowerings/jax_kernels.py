@@ -14,8 +14,32 @@ from jax import lax
 
 from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
-__all__ = ["adaptive_avg_pool", "dilated_max_pool", "float_remainder",
+__all__ = ["adaptive_avg_pool", "depthwise_conv", "dilated_max_pool", "float_remainder",
            "grouped_transpose_kernel", "interpolate", "top_k"]
+
+
+def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
+    # one group per input channel as a sum over kernel taps of shifted input slices times
+    # that tap's weights: XLA's CPU grouped convolution is ~30x slower on such convs (a
+    # 3x3 over 96 channels at 56x56: 67 ms against 1.8 ms, its gradient 234 against 46)
+    n = len(strides)
+    if not channels_first:  # (N, *S, C) and (*K, 1, C*M) -> (N, C, *S) and (C*M, 1, *K)
+        x, w = jnp.moveaxis(x, -1, 1), jnp.moveaxis(w, (-1, -2), (0, 1))
+    c, kernel = x.shape[1], w.shape[2:]
+    taps = w[:, 0].reshape((c, -1, *kernel))  # output channel c*M + m reads channel c
+    x = jnp.pad(x, [(0, 0), (0, 0)] + [(padding[2 * i], padding[2 * i + 1]) for i in range(n)])
+    outs = [(x.shape[2 + i] - dilations[i] * (kernel[i] - 1) - 1) // strides[i] + 1
+            for i in range(n)]
+    y = 0
+    for tap in np.ndindex(*kernel):
+        window = tuple(slice(t * d, t * d + (o - 1) * s + 1, s)
+                       for t, d, o, s in zip(tap, dilations, outs, strides))
+        y = y + x[(slice(None), slice(None), None, *window)] * \
+            taps[(slice(None), slice(None), *tap)].reshape((1, c, -1) + (1,) * n)
+    y = y.reshape((y.shape[0], -1, *outs))
+    if b is not None:
+        y = y + b.reshape((-1,) + (1,) * n)
+    return y if channels_first else jnp.moveaxis(y, 1, -1)
 
 
 def float_remainder(x, y):

@@ -62,8 +62,21 @@ def _conv_call(c: OpContext, kernel: str, strides: tuple[int, ...],
     return f"{y} + {c.args['bias']}.reshape({literal((-1,) + (1,) * len(strides))})"
 
 
+SHIFTED_TAPS = 64
+"""The most kernel taps a depthwise convolution is lowered as shifted multiply-adds
+(`jax_kernels.depthwise_conv`) rather than XLA's grouped convolution."""
+
+
 def _conv(c: OpContext) -> str:
-    p = c.attrs["padding"]
+    p, a = c.attrs["padding"], c.attrs
+    x, w = c.in_types["x"], c.in_types["weight"]
+    first = a["layout"] == "channels_first"
+    channels = x.shape[1] if first else x.shape[-1]
+    taps = math.prod(w.shape[2:] if first else w.shape[:-2])
+    if 1 < a["groups"] == channels and taps <= SHIFTED_TAPS:
+        return (f"depthwise_conv({c.args['x']}, {c.args['weight']}, {c.args['bias']}, "
+                f"{literal(tuple(a['strides']))}, {literal(tuple(p))}, "
+                f"{literal(tuple(a['dilations']))}, {first})")
     return _conv_call(c, c.args["weight"], c.attrs["strides"], tuple(zip(p[::2], p[1::2])),
                       _dimension_numbers(c, "OI", "IO"))
 

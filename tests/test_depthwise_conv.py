@@ -1,6 +1,7 @@
-"""TensorFlow runs a depthwise convolution (groups == input channels) as TF's own
-depthwise kernel, not one convolution per channel (MobileNets have dozens of them, and
-per-channel splits made thousands of TF ops); values and gradients as torch's."""
+"""A depthwise convolution (groups == input channels) runs as TF's own depthwise kernel,
+not one convolution per channel (MobileNets have dozens of them, and per-channel splits
+made thousands of TF ops), and on JAX as shifted multiply-adds, not XLA's CPU grouped
+convolution (~30x slower); values and gradients as torch's."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ CASES = [  # (spatial, channels, multiplier, strides, dilations, padding, layout
 ]
 
 
+@pytest.mark.parametrize("target", ["tensorflow", "jax"])
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_depthwise_conv_on_tensorflow_matches_torch(case):
+def test_depthwise_conv_matches_torch(case, target):
     spatial, c, m, strides, dilations, padding, layout = CASES[case]
     rng = np.random.default_rng(case)
     x = rng.standard_normal((2, c, *spatial)).astype(np.float32)
@@ -42,16 +44,28 @@ def test_depthwise_conv_on_tensorflow_matches_torch(case):
 
     def f(x, w, b):
         return ivy.conv(x, w, b, **attrs)
-    compiled = ivy_ir.compile(f, target="tensorflow", args=(x, w, b))
+    compiled = ivy_ir.compile(f, target=target, args=(x, w, b))
     assert "depthwise_conv(" in compiled.source
+    got, dx, dw = (_tf_grads if target == "tensorflow" else _jax_grads)(compiled, x, w, b)
+    if layout == "channels_last":
+        got, dx = np.moveaxis(np.asarray(got), -1, 1), np.moveaxis(np.asarray(dx), -1, 1)
+        dw = np.moveaxis(np.asarray(dw), (-1, -2), (0, 1))
+    np.testing.assert_allclose(np.asarray(got), want.detach().numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(dx), xt.grad.numpy(), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(np.asarray(dw), wt.grad.numpy(), rtol=1e-4, atol=1e-3)
+
+
+def _tf_grads(compiled, x, w, b):
     xv, wv = tf.Variable(x), tf.Variable(w)
     with tf.GradientTape() as tape:
         got = compiled(xv, wv, b)
         loss = tf.reduce_sum(got ** 2)
-    dx, dw = tape.gradient(loss, [xv, wv])
-    if layout == "channels_last":
-        got, dx = np.moveaxis(got.numpy(), -1, 1), np.moveaxis(dx.numpy(), -1, 1)
-        dw = np.moveaxis(dw.numpy(), (-1, -2), (0, 1))
-    np.testing.assert_allclose(np.asarray(got), want.detach().numpy(), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(np.asarray(dx), xt.grad.numpy(), rtol=1e-4, atol=1e-3)
-    np.testing.assert_allclose(np.asarray(dw), wt.grad.numpy(), rtol=1e-4, atol=1e-3)
+    return (got, *tape.gradient(loss, [xv, wv]))
+
+
+def _jax_grads(compiled, x, w, b):
+    import jax
+
+    def loss(x, w):
+        return (compiled.apply(compiled.params, x, w, b) ** 2).sum()
+    return (compiled(x, w, b), *jax.grad(loss, argnums=(0, 1))(x, w))
