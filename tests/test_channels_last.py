@@ -59,3 +59,39 @@ def test_targets_agree_after_the_pass(block, target):
     got = ivy_ir.lower(after, target)(x)
     got = got.detach().numpy() if hasattr(got, "detach") else np.asarray(got)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def mobile_block(p, x):
+    """A MobileNetV3 block as the importers decompose it: hardswish is x * f(x) (the
+    permuted x used twice), the squeeze-excite gate a keepdims mean and 1x1 convs, and
+    0-d constants broadcast in the activations."""
+    conv = dict(strides=[1, 1], padding=[1, 1, 1, 1], dilations=[1, 1])
+    h = ivy.conv(x, p["dw"], groups=4, **conv)
+    h = h * ivy.clip(h / 6.0 + 0.5, 0.0, 1.0)  # hardswish
+    s = ivy.mean(h, axis=(2, 3), keepdims=True)
+    s = ivy.relu(ivy.conv(s, p["fc1"], strides=[1, 1], padding=[0, 0, 0, 0], dilations=[1, 1]))
+    s = ivy.conv(s, p["fc2"], strides=[1, 1], padding=[0, 0, 0, 0], dilations=[1, 1])
+    h = h * ivy.clip(s / 6.0 + 0.5, 0.0, 1.0)  # the gate, a hardsigmoid
+    return x + ivy.conv(h, p["pw"], strides=[1, 1], padding=[0, 0, 0, 0], dilations=[1, 1])
+
+
+def test_permutes_sink_through_shared_uses_scalars_and_keepdims_means():
+    rng = np.random.default_rng(1)
+    f32 = np.float32
+    p = {"dw": rng.standard_normal((4, 1, 3, 3)).astype(f32),
+         "fc1": rng.standard_normal((2, 4, 1, 1)).astype(f32),
+         "fc2": rng.standard_normal((4, 2, 1, 1)).astype(f32),
+         "pw": rng.standard_normal((4, 4, 1, 1)).astype(f32)}
+    x = rng.standard_normal((2, 4, 6, 6)).astype(f32)
+    before = ivy_ir.trace(mobile_block, (x,), params=p)
+    after = run_pipeline(before, "channels-last")
+    want = ivy_ir.lower(before, "numpy")(x)
+    np.testing.assert_allclose(ivy_ir.lower(after, "numpy")(x), want, rtol=1e-5, atol=1e-5)
+    weights = set(after.entry.body.block.args[1:])
+    activations = [op for op in after.entry.walk() if op.name == "ivy.permute_dims"
+                   and op.operands[0] not in weights]
+    # x in (used by the depthwise conv and the residual add) and the sum out: the
+    # hardswish, the gate and the mean take the permutes through instead of undoing them
+    assert len(activations) == 2
+    got = ivy_ir.lower(after, "tensorflow")(x)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)

@@ -88,50 +88,108 @@ def _existing_permute(value: SSAValue, axes: list[int], before: Operation) -> SS
     return None
 
 
-def _sink(op: IvyOp) -> bool:
-    """One rewrite at `op` if one applies (the algebra is in each branch's comment)."""
+Plan = tuple[list[SSAValue], dict, list[int], list[IvyOp]]
+"""A sinking rewrite of one op: new operands, new attributes, the permutation that moves
+below it, and the permutes it consumes."""
+
+
+def _sinkable(value: SSAValue, shared: frozenset[IvyOp]) -> IvyOp | None:
+    """The permute producing `value` when it may move: its only use, or one whose every
+    use moves it too (`shared`), so that it goes away rather than being duplicated."""
+    perm = _permute_of(value)
+    if perm is None or not (perm.results[0].has_one_use() or perm in shared):
+        return None
+    return perm
+
+
+def _invariant(value: SSAValue) -> bool:
+    """Operands a permutation cannot change: 0-d, or all dimensions of size 1."""
+    return all(d == 1 for d in TensorSpec.from_xdsl(value.type).shape)
+
+
+def _plan(op: IvyOp, shared: frozenset[IvyOp] = frozenset()) -> Plan | None:
+    """How `op` takes the permute of its operand below itself (the algebra in each
+    branch's comment), or None."""
     name, groups, attrs = op.SPEC.name, op.operand_groups(), op.attr_values()
-    if name == "permute_dims" and (inner := _permute_of(groups[0])):
+    if name == "batch_norm" and (perm := _sinkable(groups[0], shared)):
+        # batch_norm(permute(y, p), axis=a) = permute(batch_norm(y, axis=p[a]), p)
+        axes = perm.attr_values()["axes"]
+        return ([perm.operand_groups()[0], *groups[1:]], {**attrs, "axis": axes[attrs["axis"]]},
+                axes, [perm])
+    if op.SPEC.has("reduction") and attrs.get("keepdims") and len(groups) == 1 and \
+            (perm := _sinkable(groups[0], shared)):
+        # reduce(permute(y, p), axes=A, keepdims) = permute(reduce(y, axes=p[A], keepdims), p)
+        axes = perm.attr_values()["axes"]
+        moved = {a.name: (None if attrs[a.name] is None else
+                          axes[attrs[a.name]] if a.kind == "axis" else
+                          sorted(axes[i] for i in attrs[a.name]))
+                 for a in op.SPEC.axis_attrs}
+        return [perm.operand_groups()[0]], {**attrs, **moved}, axes, [perm]
+    if name not in ELEMENTWISE or any(g is None or isinstance(g, list) for g in groups):
+        return None
+    # f(permute(a, p), permute(b, p)) = permute(f(a, b), p), f elementwise and every
+    # operand of the permuted rank (no broadcasting across the permutation); a plain
+    # operand b qualifies when permute(b, p^-1) already exists before op, and one that
+    # no permutation changes (a scalar, a [1, 1, 1, 1] constant) as it is
+    first = next((perm for g in groups if (perm := _sinkable(g, shared))), None)
+    if first is None:
+        return None
+    axes = first.attr_values()["axes"]
+    perms, operands = [], []
+    for g in groups:
+        perm = _sinkable(g, shared)
+        if perm is not None and perm.attr_values()["axes"] == axes:
+            perms.append(perm)
+            operands.append(perm.operand_groups()[0])
+        elif _invariant(g):
+            operands.append(g)
+        elif _rank(g) == len(axes) and \
+                (inverse := _existing_permute(g, _inverse(axes), op)) is not None:
+            operands.append(inverse)
+        else:
+            return None
+    return operands, attrs, axes, perms
+
+
+def _moves_permutes(op: Operation) -> bool:
+    """Whether `op` is of a kind a permute sinks through (see `_plan`)."""
+    return isinstance(op, IvyOp) and (
+        op.SPEC.name in ELEMENTWISE | {"batch_norm", "permute_dims"}
+        or (op.SPEC.has("reduction") and bool(op.attr_values().get("keepdims"))))
+
+
+def _shared_plan(op: IvyOp) -> Plan | None:
+    """A plan through a permute of several uses, when every use is of a kind it sinks
+    through: `x * f(x)` (a decomposed hardswish) uses the permuted `x` twice, and once
+    `f(x)` has taken it down, the product takes both and the permute is gone."""
+    for g in op.operand_groups():
+        perm = _permute_of(g) if isinstance(g, SSAValue) else None
+        if perm is not None and not perm.results[0].has_one_use() and \
+                all(_moves_permutes(u.operation) for u in perm.results[0].uses):
+            return _plan(op, frozenset({perm}))
+    return None
+
+
+def _sink(op: IvyOp) -> bool:
+    """One rewrite at `op` if one applies."""
+    if op.SPEC.name == "permute_dims" and (inner := _permute_of(op.operand_groups()[0])):
         # permute(permute(y, p), q) = permute(y, p[q]); the identity leaves y
-        p, q = inner.attr_values()["axes"], attrs["axes"]
+        p, q = inner.attr_values()["axes"], op.attr_values()["axes"]
         axes = [p[i] for i in q]
         y = inner.operand_groups()[0]
         _replace(op, y if axes == sorted(axes) else
                  _emit(op, "permute_dims", [y], {"axes": axes}))
         return True
-    if name == "batch_norm" and (perm := _single_use_permute(groups[0])):
-        # batch_norm(permute(y, p), axis=a) = permute(batch_norm(y, axis=p[a]), p)
-        axes = perm.attr_values()["axes"]
-        attrs = {**attrs, "axis": axes[attrs["axis"]]}
-        perms, operands = [perm], [perm.operand_groups()[0], *groups[1:]]
-    elif name in ELEMENTWISE and all(g is not None and not isinstance(g, list)
-                                     for g in groups):
-        # f(permute(a, p), permute(b, p)) = permute(f(a, b), p), f elementwise and all
-        # operands of the permuted rank (no broadcasting across the permutation); a
-        # plain operand b qualifies when permute(b, p^-1) already exists before op
-        first = next((_single_use_permute(g) for g in groups if _single_use_permute(g)), None)
-        if first is None:
-            return False
-        axes = first.attr_values()["axes"]
-        if any(_rank(g) != len(axes) for g in groups):
-            return False
-        perms, operands = [], []
-        for g in groups:
-            perm = _single_use_permute(g)
-            if perm is not None and perm.attr_values()["axes"] == axes:
-                perms.append(perm)
-                operands.append(perm.operand_groups()[0])
-            elif (inverse := _existing_permute(g, _inverse(axes), op)) is not None:
-                operands.append(inverse)
-            else:
-                return False
-    else:
+    plan = _plan(op) or _shared_plan(op)
+    if plan is None:
         return False
-    y = _emit(op, name, operands, attrs)
+    operands, attrs, axes, perms = plan
+    y = _emit(op, op.SPEC.name, operands, attrs)
     _replace(op, _emit(op, "permute_dims", [y], {"axes": axes}))
-    for perm in perms:
-        perm.detach()
-        perm.erase()
+    for perm in perms:  # (one permute may feed several operands: f(P(a), P(a)))
+        if perm.parent is not None and not perm.results[0].uses:
+            perm.detach()
+            perm.erase()
     return True
 
 

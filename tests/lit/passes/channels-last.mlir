@@ -37,3 +37,29 @@ func.func @bias(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %bias: tensor<
 // CHECK:         %[[C:.*]] = ivy.conv {{.*}}layout = "channels_last"}
 // CHECK-NEXT:    %[[P:.*]] = ivy.permute_dims %[[C]] {axes = [0, 3, 1, 2]}
 // CHECK-NEXT:    ivy.add %[[P]], %bias
+
+// -----
+
+// A hardswish as importers decompose it (x * clip(x / 6 + 0.5)) uses the permuted x
+// twice and broadcasts 0-d constants; a squeeze-excite mean keeps its dims. The permute
+// moves below all of them (the mean's axes follow the data) and leaves once, at the end.
+func.func @mobile(%x: tensor<1x2x4x4xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x1x1xf32> {
+  %c = ivy.conv %x, %w {strides = [1, 1], padding = [1, 1, 1, 1], dilations = [1, 1], groups = 2} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %six = ivy.constant {value = dense<6.0> : tensor<f32>} : () -> tensor<f32>
+  %half = ivy.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %d = ivy.divide %c, %six : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %a = ivy.add %d, %half : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %g = ivy.clip %a {min = 0.0, max = 1.0} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %h = ivy.multiply %c, %g : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s = ivy.mean %h {axis = [2, 3], keepdims = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32>
+  func.return %s : tensor<1x2x1x1xf32>
+}
+
+// CHECK-LABEL: func.func @mobile
+// CHECK:         %[[C:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK-NOT:     ivy.permute_dims
+// CHECK:         %[[D:.*]] = ivy.divide %[[C]], {{.*}} -> tensor<1x4x4x2xf32>
+// CHECK:         %[[H:.*]] = ivy.multiply %[[C]], {{.*}} -> tensor<1x4x4x2xf32>
+// CHECK-NEXT:    %[[S:.*]] = ivy.mean %[[H]] {axis = [1, 2], keepdims = true}
+// CHECK-NEXT:    %[[OUT:.*]] = ivy.permute_dims %[[S]] {axes = [0, 3, 1, 2]}
+// CHECK-NEXT:    func.return %[[OUT]]
