@@ -14,10 +14,11 @@ from typing import Any
 from .core.errors import IRError, TraceError, UnsupportedOpsError
 
 _LAZY = {"compile": ".api", "list_ops": ".api", "lower": ".api", "parse": ".api",
-         "trace": ".api", "Compiled": ".compiled", "Module": ".core.module",
+         "trace": ".api", "Compiled": ".compiled", "LazyCompiled": ".compiled",
+         "Module": ".core.module",
          "ParseLimits": ".core.ir_text", "parse_limits": ".core.ir_text"}
 
-__all__ = ["Compiled", "IRError", "Module", "ParseLimits", "TraceError", "UnsupportedOpsError",
+__all__ = ["Compiled", "IRError", "LazyCompiled", "Module", "ParseLimits", "TraceError", "UnsupportedOpsError",
            "compile", "list_ops", "lower", "parse", "parse_limits", "trace"]
 __version__ = "0.1.0"
 

@@ -18,7 +18,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 import importers
 import lowerings
 
-from .compiled import Compiled
+from .compiled import Compiled, LazyCompiled
 from .core.context import parse as parse_text
 from .core.graph import Graph, input_names, is_array
 from .core.ir_text import ParseLimits
@@ -221,9 +221,19 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
     `ivy_ir.Module` or IR text. `passes` is a pipeline string whose items are passes
     or preset names ("default", "none", "default,fuse-elementwise"), as `ivy-opt -p`
     takes it; "" runs no pass at all. Target options (see `lower`) pass through.
+
+    With no example `args` for a function that needs some, the result compiles on its
+    first call and again per new argument signature, as `jax.jit` does (`LazyCompiled`,
+    with `cache_info()`).
     """
     lowerings.get_runtime(target).check_options(options)
     pipeline = _pipeline(passes)
+    if isinstance(args, tuple) and not args and kwargs is None and \
+            _needs_arguments(fn, params is not None):
+        def build(call_args: tuple[Any, ...]) -> Compiled:
+            return compile(fn, target, call_args, None, passes, params, buffers, source,
+                           print_ir_after_all, **options)
+        return LazyCompiled(build, getattr(fn, "__name__", type(fn).__name__))
     if isinstance(fn, str):
         module = parse(fn)
     elif isinstance(fn, Module):
@@ -243,6 +253,23 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
             return compile(fn, target, new_args, kwargs, passes, params, buffers, source,
                            print_ir_after_all=print_ir_after_all, **options)
     return Compiled(optimized, lowerings.lower(optimized, target, **options), retrace)
+
+
+def _needs_arguments(fn: Any, takes_params: bool) -> bool:
+    """Whether `fn` (a function, or a model's `forward`/`call`) has a required argument
+    beyond the parameter tree: then a compile without example arguments waits for the
+    first call."""
+    if isinstance(fn, (str, Module)) or not callable(fn):
+        return False
+    target = getattr(fn, "forward", None) or getattr(fn, "call", None) or fn
+    try:
+        parameters = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    required = [p for p in parameters
+                if p.kind is p.VAR_POSITIONAL or (p.default is p.empty and p.kind in
+                                                  (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))]
+    return len(required) > int(takes_params)
 
 
 def _pipeline(passes: Any) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 import lowerings
 
+from .core.graph import is_array
 from .core.module import Module
 from .dialect import TensorSpec
 from .dialect.types import numpy_dtype
@@ -178,3 +179,65 @@ def _same(mine: Any, theirs: Any, trainable: bool) -> bool:
 def _fits(got: TensorSpec, want: TensorSpec) -> bool:
     return got.dtype == want.dtype and got.rank == want.rank and all(
         w is None or g == w for g, w in zip(got.shape, want.shape))
+
+
+class CacheInfo(NamedTuple):
+    hits: int
+    misses: int
+    entries: int
+
+
+class LazyCompiled:
+    """What `ivy_ir.compile` returns when given no example arguments: like `jax.jit`,
+    it compiles on the first call and again for each new argument signature (array
+    shapes and dtypes, and the values of the static arguments), then calls the cached
+    program. Every entry shares the first one's parameters, so training through any
+    signature updates one set (`params`, `module`, read from that first entry)."""
+
+    def __init__(self, build: Callable[[tuple[Any, ...]], Compiled], name: str):
+        self._build = build
+        self._name = name
+        self._entries: dict[tuple[Any, ...], Compiled] = {}
+        self._first: Compiled | None = None
+        self._hits = self._misses = 0
+
+    def __call__(self, *args: Any) -> Any:
+        key = tuple(_signature_of(a) for a in args)
+        compiled = self._entries.get(key)
+        if compiled is None:
+            self._misses += 1
+            compiled = self._entries[key] = self._build(args)
+            if self._first is None:
+                self._first = compiled
+            else:
+                compiled._adopt(self._first)
+        else:
+            self._hits += 1
+        return compiled(*(a for a in args if is_array(a)))
+
+    def cache_info(self) -> CacheInfo:
+        return CacheInfo(self._hits, self._misses, len(self._entries))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or self._first is None:
+            if self._first is None and not name.startswith("_"):
+                raise AttributeError(f"{self._name} is not compiled yet: call it once (or "
+                                     f"pass example args= to ivy_ir.compile) before .{name}")
+            raise AttributeError(name)
+        return getattr(self._first, name)
+
+    def __repr__(self) -> str:
+        info = self.cache_info()
+        return f"<ivy_ir.LazyCompiled {self._name} entries={info.entries}>"
+
+
+def _signature_of(value: Any) -> Any:
+    """The cache key of one argument: shape and dtype for an array, else the value (its
+    repr when it cannot be hashed: a list of numbers)."""
+    if is_array(value):
+        return ("array", tuple(value.shape), str(value.dtype))
+    try:
+        hash(value)
+    except TypeError:
+        return ("static", type(value).__name__, repr(value))
+    return ("static", type(value).__name__, value)
