@@ -18,8 +18,9 @@ _LAZY = {"compile": ".api", "list_ops": ".api", "lower": ".api", "parse": ".api"
          "Module": ".core.module",
          "ParseLimits": ".core.ir_text", "parse_limits": ".core.ir_text"}
 
-__all__ = ["Compiled", "IRError", "LazyCompiled", "Module", "ParseLimits", "TraceError", "UnsupportedOpsError",
-           "compile", "list_ops", "lower", "parse", "parse_limits", "trace"]
+__all__ = ["Compiled", "IRError", "LazyCompiled", "Module", "ParseLimits", "TraceError",
+           "UnsupportedOpsError", "compile", "list_ops", "lower", "parse", "parse_limits",
+           "trace"]
 __version__ = "0.1.0"
 
 
