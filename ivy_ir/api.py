@@ -231,9 +231,16 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
     if isinstance(args, tuple) and not args and kwargs is None and \
             _needs_arguments(fn, params is not None):
         def build(call_args: tuple[Any, ...]) -> Compiled:
-            return compile(fn, target, call_args, None, passes, params, buffers, source,
-                           print_ir_after_all, **options)
+            return _compile_now(fn, target, call_args, None, pipeline, params, buffers,
+                                source, print_ir_after_all, options)
         return LazyCompiled(build, getattr(fn, "__name__", type(fn).__name__))
+    return _compile_now(fn, target, args, kwargs, pipeline, params, buffers, source,
+                        print_ir_after_all, options)
+
+
+def _compile_now(fn: Any, target: str, args: Any, kwargs: Any, pipeline: str,
+                 params: Any, buffers: Any, source: str | None, print_ir_after_all: bool,
+                 options: dict[str, Any]) -> Compiled:
     if isinstance(fn, str):
         module = parse(fn)
     elif isinstance(fn, Module):
@@ -250,8 +257,8 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
             # `f(x, n)`) go back to their places, as the first trace saw them
             it = iter(new_inputs)
             new_args = tuple(next(it) if is_array(a) else a for a in args)
-            return compile(fn, target, new_args, kwargs, passes, params, buffers, source,
-                           print_ir_after_all=print_ir_after_all, **options)
+            return _compile_now(fn, target, new_args, kwargs, pipeline, params, buffers,
+                                source, print_ir_after_all, options)
     return Compiled(optimized, lowerings.lower(optimized, target, **options), retrace)
 
 
@@ -266,9 +273,8 @@ def _needs_arguments(fn: Any, takes_params: bool) -> bool:
         parameters = list(inspect.signature(target).parameters.values())
     except (TypeError, ValueError):
         return False
-    required = [p for p in parameters
-                if p.kind is p.VAR_POSITIONAL or (p.default is p.empty and p.kind in
-                                                  (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))]
+    required = [p for p in parameters if p.default is p.empty and
+                p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return len(required) > int(takes_params)
 
 

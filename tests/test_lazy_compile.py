@@ -34,6 +34,8 @@ def test_example_arguments_still_compile_at_once():
     assert isinstance(c, ivy_ir.Compiled)
     no_arguments = ivy_ir.compile(lambda: ivy.ones((2,)), target="numpy")
     assert isinstance(no_arguments, ivy_ir.Compiled)  # nothing to wait for
+    variadic = ivy_ir.compile(lambda *xs: ivy.ones((2,)), target="numpy")
+    assert isinstance(variadic, ivy_ir.Compiled)  # `*xs` may well be empty
 
 
 def test_a_torch_model_compiles_lazily_and_trains_through_every_batch_size():
