@@ -94,9 +94,10 @@ def solve(a, b):
     n = a.shape[-1]
     column = len(b.shape) == 1
     b = b[:, None] if column else b
-    batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-    x = tf.linalg.solve(tf.broadcast_to(a, batch + (n, n)),
-                        tf.broadcast_to(b, batch + tuple(b.shape[-2:])))
+    if tuple(a.shape[:-2]) != tuple(b.shape[:-2]):  # broadcast only stacks that differ
+        batch = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+        a, b = tf.broadcast_to(a, batch + (n, n)), tf.broadcast_to(b, batch + tuple(b.shape[-2:]))
+    x = tf.linalg.solve(a, b)
     return x[..., 0] if column else x
 
 
