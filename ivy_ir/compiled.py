@@ -12,7 +12,7 @@ import lowerings
 from .core.graph import is_array
 from .core.module import Module
 from .dialect import TensorSpec
-from .dialect.types import numpy_dtype
+from .dialect.types import COMPLEX, FLOATS, numpy_dtype
 
 
 class Compiled:
@@ -40,7 +40,7 @@ class Compiled:
         self.source = lowered.source
         self.raw = lowered.raw
         self.runtime = lowered.runtime
-        self.apply = self.runtime.own_outputs(lowered.fn, ir_module)
+        self._apply = self.runtime.own_outputs(lowered.fn, ir_module)
         self._inputs = ir_module.inputs
         self._retrace = retrace
         self._variants: dict[tuple[Any, ...], Compiled] = {}
@@ -64,6 +64,27 @@ class Compiled:
         self._call = self._fast_call()
 
     @property
+    def trainable_params(self) -> dict[str, Any]:
+        """The parameters a gradient is taken for: trainable and of a float or complex
+        dtype (`jax.grad` refuses a tree holding an integer buffer such as batch norm's
+        `num_batches_tracked`)."""
+        return {k: v for k, v in self._params.items() if k in self._trainable
+                and self.runtime.spec(v).dtype in FLOATS | COMPLEX}
+
+    @property
+    def buffers(self) -> dict[str, Any]:
+        """The other parameters (running statistics, integer counters)."""
+        trainable = self.trainable_params
+        return {k: v for k, v in self._params.items() if k not in trainable}
+
+    def apply(self, params: dict[str, Any], *inputs: Any) -> Any:
+        """The program as a pure function of the parameters. `params` may hold only some
+        of them (`trainable_params`, for `jax.grad`): the others are this object's."""
+        if len(params) < len(self._params):
+            params = {**self._params, **params}
+        return self._apply(params, *inputs)
+
+    @property
     def ir(self) -> str:
         return str(self.ir_module)
 
@@ -73,7 +94,7 @@ class Compiled:
     def _fast_call(self) -> Callable[..., Any]:
         """`call(*inputs)`: check each input's dtype and static dims, then run."""
         names = [f"a{i}" for i in range(len(self._inputs))]
-        env: dict[str, Any] = {"fn": self.apply, "params": self._params, "slow": self._slow}
+        env: dict[str, Any] = {"fn": self._apply, "params": self._params, "slow": self._slow}
         checks = []
         env["T"] = self.runtime.fast_types
         for i, (name, t) in enumerate(zip(names, self._inputs)):
@@ -149,7 +170,7 @@ class Compiled:
             variant = self._variants[specs] = self._retrace(examples)
             variant._adopt(self)
         own = variant._own
-        return variant.apply({**self._params, **own} if own else self._params, *args)
+        return variant._apply({**self._params, **own} if own else self._params, *args)
 
     def _adopt(self, parent: Compiled) -> None:
         """Make this retraced variant use `parent`'s parameter objects, so gradients and

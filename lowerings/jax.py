@@ -6,7 +6,7 @@ this target never sets it. A program whose IR has a 64-bit dtype runs (and conve
 parameters and inputs) inside `jax.enable_x64(True)`, JAX's own scoped form of the
 flag, so its results have exactly the IR's dtypes; 32-bit programs pay nothing.
 Parameters are a flat dict of arrays keyed by dotted name (a pytree):
-`jax.grad(lambda p: loss(c.apply(p, x)))(c.params)` works.
+`jax.grad(lambda p: loss(c.apply(p, x)))(c.trainable_params)` works (buffers left out).
 
 This module holds the rules of the array ops; `jax_nn.py` those of layers, activations
 and random ops, and `jax_kernels.py` the few helpers that take more than one call.

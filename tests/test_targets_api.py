@@ -245,3 +245,23 @@ def test_attention_rows_with_every_key_masked_give_zeros_and_finite_gradients(ta
         return
     grad = np.asarray(grad)
     assert np.isfinite(grad).all() and (grad[:, 1] == 0).all()
+
+
+def test_trainable_params_leave_out_buffers_so_jax_grad_takes_them():
+    """`jax.grad` refuses a tree with an integer leaf (batch norm's
+    `num_batches_tracked`); `trainable_params` is the tree to differentiate, and
+    `apply` fills in the buffers it leaves out."""
+    import jax
+    import jax.numpy as jnp
+    import torch
+
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4)).eval()
+    x = np.random.default_rng(4).standard_normal((2, 3, 6, 6)).astype(np.float32)
+    c = ivy_ir.compile(model, target="jax", args=(x,))
+    assert sorted(c.trainable_params) == ["0.bias", "0.weight", "1.bias", "1.weight"]
+    assert sorted(c.buffers) == ["1.num_batches_tracked", "1.running_mean", "1.running_var"]
+    np.testing.assert_allclose(c.apply(c.trainable_params, x), c(x), rtol=1e-6)
+    grads = jax.grad(lambda p: jnp.sum(c.apply(p, x) ** 2))(c.trainable_params)
+    (model(torch.tensor(x)) ** 2).sum().backward()
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(grads[name], p.grad.numpy(), rtol=1e-4, atol=1e-4)
