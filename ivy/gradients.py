@@ -9,6 +9,7 @@ boundary, so every framework sees a plain list and gives gradients of the same s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
@@ -83,10 +84,7 @@ def execute_with_gradients(func: Callable[[Any], Any], xs: Any) -> tuple[Any, ..
 
 def _scalar(loss: Any) -> Any:
     shape = tuple(getattr(loss, "shape", ()))
-    size = 1
-    for d in shape:
-        size *= d
-    if size != 1:
+    if math.prod(shape) != 1:
         raise ValueError(f"execute_with_gradients: func must return a loss of one element "
                          f"(first, when it returns a tuple); got shape {shape}. Reduce it "
                          "first, e.g. with ivy.mean")
