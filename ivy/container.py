@@ -141,16 +141,11 @@ class Container(dict):
     def to_numpy(self) -> Container:
         return self.map(lambda x, kc: FUNCTIONS["to_numpy"](x))
 
-    def structure_matches(self, other: Any) -> bool:
-        return isinstance(other, Mapping) and self.key_chains() == Container(other).key_chains()
-
     # ---- leaf-wise arithmetic ----
     def _leafwise(self, other: Any, op: Callable[[Any, Any], Any]) -> Container:
         if not isinstance(other, Mapping):
             return self.map(lambda x, kc: op(x, other))
-        theirs = Container(other).flatten() if not isinstance(other, Container) \
-            else other.flatten()
-        mine = self.flatten()
+        theirs, mine = leaves_of(other), self.flatten()
         if mine.keys() != theirs.keys():
             missing = sorted(mine.keys() ^ theirs.keys())
             raise ValueError("Containers of different structure in a leaf-wise operation: "
@@ -163,6 +158,22 @@ class Container(dict):
     def __abs__(self) -> Container:
         return self.map(lambda x, kc: abs(x))
 
+
+def leaves_of(tree: Any) -> dict[str, Any]:
+    """{key chain: leaf} of a container (or any mapping), {'': tree} for one array: the
+    flat form in which gradients and optimizers go over the leaves."""
+    if isinstance(tree, Mapping):
+        return (tree if isinstance(tree, Container) else Container(tree)).flatten()
+    return {"": tree}
+
+
+def rebuilt(like: Any, flat: Mapping[str, Any]) -> Any:
+    """`like`'s structure (empty sub-containers included, which `unflatten` of the
+    leaves would lose) holding the leaves of `flat`; the single leaf for one array."""
+    if not isinstance(like, Mapping):
+        return flat[""]
+    tree = like if isinstance(like, Container) else Container(like)
+    return tree.map(lambda x, kc: flat[kc])
 
 
 def _binary(op: Callable[[Any, Any], Any], reflected: bool) -> Callable[[Container, Any], Any]:

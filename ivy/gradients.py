@@ -10,7 +10,7 @@ boundary, so every framework sees a plain list and gives gradients of the same s
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -18,7 +18,7 @@ import lowerings
 
 from . import backend
 from .agnostic import FUNCTIONS
-from .container import Container
+from .container import leaves_of, rebuilt
 
 
 def autodiff_of(values: list[Any]) -> Any:
@@ -64,22 +64,18 @@ def execute_with_gradients(func: Callable[[Any], Any], xs: Any) -> tuple[Any, ..
     zeros where the loss does not depend on a leaf and None for leaves that cannot have
     a gradient (integer arrays). The loss and the extra outputs come back cut from the
     graph. A loss of one element (shape (1,) too) is what can be differentiated."""
-    tree = Container(xs) if isinstance(xs, Mapping) and not isinstance(xs, Container) else xs
-    flat = tree.flatten() if isinstance(tree, Container) else {"": tree}
+    flat = leaves_of(xs)
     keys, leaves = list(flat), list(flat.values())
 
-    def rebuilt(values: list[Any]) -> Any:
-        if not isinstance(tree, Container):
-            return values[0]
-        by_chain = dict(zip(keys, values))
-        return tree.map(lambda x, kc: by_chain[kc])  # keeps empty sub-containers too
+    def as_tree(values: list[Any]) -> Any:
+        return rebuilt(xs, dict(zip(keys, values)))
 
     def call(values: list[Any]) -> tuple[Any, tuple[Any, ...]]:
-        out = func(rebuilt(values))
+        out = func(as_tree(values))
         loss, extra = (out[0], tuple(out[1:])) if isinstance(out, tuple) else (out, ())
         return _scalar(loss), extra
     loss, extra, grads = autodiff_of(leaves).value_and_grad(call, leaves)
-    return (loss, rebuilt(grads), *extra)
+    return (loss, as_tree(grads), *extra)
 
 
 def _scalar(loss: Any) -> Any:

@@ -28,7 +28,7 @@ from typing import Any
 
 import ivy
 
-from .container import Container
+from .container import Container, leaves_of, rebuilt
 from .gradients import stop_gradient, updated
 
 Array = Any
@@ -166,27 +166,15 @@ def _lars_rule(momentum: float, nesterov: bool, weight_decay: float,
 
 # ---- the one loop over leaves ----
 
-def _flat(tree: Tree) -> dict[str, Any]:
-    """{key chain: leaf}; one array is the single leaf ''."""
-    if isinstance(tree, Mapping):
-        return (tree if isinstance(tree, Container) else Container(tree)).flatten()
-    return {"": tree}
-
-
 def _matched(caller: str, what: str, flat_w: dict[str, Any], tree: Tree) -> dict[str, Any]:
     """`tree` flattened, after checking it has the weights' key chains."""
-    flat = _flat(tree)
+    flat = leaves_of(tree)
     if flat.keys() != flat_w.keys():
         odd = sorted(flat.keys() ^ flat_w.keys())
         shown = ", ".join(repr(k) for k in odd[:5]) + (" ..." if len(odd) > 5 else "")
         raise ValueError(f"{caller}: {what} does not have the structure of the weights; "
                          f"key chains only in one of them: {shown} ('' is a single array)")
     return flat
-
-
-def _rebuilt(like: Tree, flat: dict[str, Any]) -> Tree:
-    """A Container of `flat` where the weights were a mapping, else its single leaf."""
-    return Container.unflatten(flat) if isinstance(like, Mapping) else flat[""]
 
 
 def _lr_at(lr: LearningRate, step: int) -> Any:
@@ -220,7 +208,7 @@ def _functional(caller: str, rule: _Rule, ws: Tree, dcdws: Tree, lr: LearningRat
     """A functional update: (new_ws, *new_moments), moments shaped like `ws`."""
     if isinstance(step, bool) or not isinstance(step, int) or step < 1:
         raise ValueError(f"{caller}: step is the 1-based index of this update, got {step!r}")
-    flat_w = _flat(ws)
+    flat_w = leaves_of(ws)
     flat_g = _matched(caller, "dcdws", flat_w, dcdws)
     flat_m = [{kc: None for kc in flat_w} if tree is None
               else _matched(caller, name, flat_w, tree)
@@ -229,7 +217,7 @@ def _functional(caller: str, rule: _Rule, ws: Tree, dcdws: Tree, lr: LearningRat
     new_w, new_states = _apply_rule(rule, flat_w, flat_g, _lr_at(lr, step), states)
     out_m = [{kc: new_states.get(kc, states[kc])[1][i] for kc in flat_w}
              for i in range(len(flat_m))]
-    return (_rebuilt(ws, new_w), *(_rebuilt(ws, m) for m in out_m))
+    return (rebuilt(ws, new_w), *(rebuilt(ws, m) for m in out_m))
 
 
 # ---- the functional updates (2021 Ivy API) ----
@@ -300,13 +288,13 @@ class Optimizer:
         """The variables after one update; `grads` has `v`'s structure (None leaves are
         not updated)."""
         caller = f"{type(self).__name__}.step"
-        flat_w = _flat(v)
+        flat_w = leaves_of(v)
         flat_g = _matched(caller, "grads", flat_w, grads)
         new_w, states = _apply_rule(self._rule, flat_w, flat_g,
                                     _lr_at(self._lr, self.step_count + 1), self._leaves)
         self._leaves.update(states)
         self.step_count += 1
-        return _rebuilt(v, new_w)
+        return rebuilt(v, new_w)
 
     @property
     def state(self) -> Container:
@@ -321,7 +309,7 @@ class Optimizer:
     def set_state(self, state: Mapping[str, Any]) -> None:
         """Resume from a `state` (a checkpoint), replacing the current one."""
         state = Container(state)
-        counts = _flat(state["counts"])
+        counts = leaves_of(state["counts"])
         moments = [_matched(f"{type(self).__name__}.set_state", name, counts, state[name])
                    for name in self._rule.moments]
         self.step_count = int(state["step_count"])

@@ -1,4 +1,4 @@
-"""The standard's type promotion for functions whose native call does not promote.
+"""The tracer's type promotion, eagerly, for functions whose native call does not promote.
 
 A backend's function rendered from a lowering rule assumes what the IR guarantees: the
 operands of an op's dtype group share one dtype (the tracer promotes them before the op

@@ -240,11 +240,11 @@ class LazyCompiled:
         return CacheInfo(self._hits, self._misses, len(self._entries))
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or self._first is None:
-            if self._first is None and not name.startswith("_"):
-                raise AttributeError(f"{self._name} is not compiled yet: call it once (or "
-                                     f"pass example args= to ivy_ir.compile) before .{name}")
+        if name.startswith("_"):
             raise AttributeError(name)
+        if self._first is None:
+            raise AttributeError(f"{self._name} is not compiled yet: call it once (or pass "
+                                 f"example args= to ivy_ir.compile) before .{name}")
         return getattr(self._first, name)
 
     def __repr__(self) -> str:

@@ -399,3 +399,13 @@ def test_ivy_layers_that_are_also_torch_modules_are_discovered():
         out = ivy.Module.__call__(net, ivy.asarray(X), v=zeros)
         np.testing.assert_array_equal(ivy.to_numpy(out), np.zeros((2, 1)))
         assert net.hidden.v.w is not zeros["hidden/w"]  # restored after the call
+
+
+def test_empty_sub_containers_survive_gradients_and_optimizer_steps():
+    with ivy.torch.use:
+        v = Container(w=ivy.asarray([1.0, 2.0], dtype=ivy.float32), stats=Container())
+        loss, grads = ivy.execute_with_gradients(lambda t: ivy.sum(t.w * t.w) + len(t.stats), v)
+        assert grads.key_chains() == ["w"] and isinstance(grads.stats, Container)
+        new = ivy.SGD(0.5).step(v, grads)
+    assert isinstance(new.stats, Container) and not new.stats
+    np.testing.assert_allclose(ivy.to_numpy(new.w), [0.0, 0.0])
