@@ -12,7 +12,11 @@ with memory is decided here from the ops' metadata, never by editing text:
   (`Target.inplace_ops`, NumPy's ufuncs) and the dead operand is a fresh array of the
   result's type, the result is written into it (`v = np.add(v, c, out=v)`);
 - fused groups: eager targets emit an `ivy.fused` group as nested expressions with
-  in-place methods (`fused.py`); the others splice its body in place, op by op.
+  in-place methods (`fused.py`); the others splice its body in place, op by op;
+- control flow: each region of an `ivy.cond`/`ivy.while_loop`/`ivy.scan` becomes a
+  nested function (written by its own `_Writer`, so bodies get the same liveness and
+  fusion) that returns the yielded values as a tuple; the op's rule passes those
+  functions to the target's `run_*` kernel (`lax.scan`, `tf.while_loop`, a `for`).
 """
 
 from __future__ import annotations
@@ -100,6 +104,10 @@ class _Writer:
             if isinstance(op, func.ReturnOp):
                 body.append(self._return(op))
                 continue
+            if isinstance(op, YieldOp):  # the end of a region's function
+                outs = [name(names.of[v]) for v in op.operands]
+                body.append(ast.Return(ast.Tuple(outs, ast.Load())))
+                continue
             if isinstance(op, IvyOp) and op.SPEC.name == "constant":
                 names.of[op.results[0]] = self.em.constant(op.attr_values()["value"])
                 continue
@@ -107,11 +115,27 @@ class _Writer:
             if isinstance(op, FusedOp):
                 body += emit_expressions(op, self.em)
             else:
+                if isinstance(op, IvyOp) and op.SPEC.regions:
+                    body += self._regions(op)
                 statement, reused = self._statement(i, op)
                 body.append(statement)
             self.produced.update(op.results)
             body += self._drop(i, op, reused)
         return body
+
+    def _regions(self, op: IvyOp) -> list[ast.stmt]:
+        """A nested function per region, named in `names.of` for the op's rule."""
+        em, names = self.em, self.em.names
+        defs: list[ast.stmt] = []
+        for label, region in zip(op.SPEC.regions, op.regions):
+            fn = names.fresh(f"{op.SPEC.name}_{label}")
+            params = [ast.arg(names.bind(a)) for a in region.block.args]
+            inner = _Writer(em, *_schedule(region.block, em.target)).write()
+            args = ast.arguments(posonlyargs=[], args=params, kwonlyargs=[], kw_defaults=[],
+                                 defaults=[])
+            defs.append(ast.FunctionDef(fn, args, inner, [], lineno=0))
+            names.of[region] = fn  # type: ignore[index]  # a rule's `{body}` names it
+        return defs
 
     def _statement(self, i: int, op: Operation) -> tuple[ast.stmt, SSAValue | None]:
         """`results = expression`, the single result taking over a dead operand's name
@@ -135,7 +159,8 @@ class _Writer:
             for r in op.results:
                 names.bind(r)
         targets = [names.of[r] for r in op.results] or ["_"]
-        return assign(targets, expr, unpack=op.SPEC.variadic_results), reused
+        unpack = op.SPEC.variadic_results and bool(op.results)
+        return assign(targets, expr, unpack=unpack), reused
 
     def _drop(self, i: int, op: Operation, reused: SSAValue | None) -> list[ast.stmt]:
         """`del` of the values computed here whose last use this is, and of results no

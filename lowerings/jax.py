@@ -29,6 +29,7 @@ import numpy as np
 from ivy_ir.core import resample
 from ivy_ir.core.numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
 from ivy_ir.core.rules import (
+    CONTROL_CALLS,
     OpContext,
     Rule,
     collect_helpers,
@@ -38,6 +39,7 @@ from ivy_ir.core.rules import (
 from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
+from . import jax_control as C
 from . import jax_kernels as K
 from .jax_autodiff import JaxAutodiff
 from .jax_nn import NN_RULES, out_dtype
@@ -154,6 +156,7 @@ JAX_RULES: dict[str, Rule] = {
     "argsort": "jnp.argsort({x}, axis={axis}, descending={descending})",
     **NN_RULES,
     **SEMANTIC_RULES,
+    **CONTROL_CALLS,
 }
 
 
@@ -198,7 +201,7 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", array="jnp.asarray",
-                helpers=collect_helpers(K, resample),
+                helpers=collect_helpers(K, resample, C),
                 imports="import math\n\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
                         "from jax import lax\n")
 RUNTIME = JaxRuntime()

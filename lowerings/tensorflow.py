@@ -15,6 +15,7 @@ import numpy as np
 
 from ivy_ir.core import resample
 from ivy_ir.core.rules import (
+    CONTROL_CALLS,
     PLAIN_REDUCTIONS,
     OpContext,
     Rule,
@@ -26,6 +27,7 @@ from ivy_ir.core.rules import (
 from ivy_ir.dialect import dtype_name
 from ivy_ir.dialect.types import COMPLEX, INTS, UNSIGNED
 
+from . import tensorflow_control as C
 from . import tensorflow_kernels as K
 from . import tensorflow_nn_kernels as NN
 from .emitter import Emission
@@ -335,9 +337,10 @@ TF_RULES: dict[str, Rule] = {
     "embedding": "tf.nn.embedding_lookup({weight}, {indices})",
     **NN_RULES,
     **SEMANTIC_RULES,
+    **CONTROL_CALLS,
 }
 
-HELPERS = collect_helpers(K, NN, resample)
+HELPERS = collect_helpers(K, NN, resample, C)
 
 
 def _dtype(name: str) -> str:

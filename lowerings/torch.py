@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from ivy_ir.core.rules import (
+    CONTROL_CALLS,
     PLAIN_ELEMENTWISE,
     PLAIN_REDUCTIONS,
     OpContext,
@@ -33,6 +34,7 @@ from ivy_ir.core.rules import (
 )
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
 
+from . import torch_control as C
 from . import torch_kernels as K
 from .emitter import Emission
 from .target import Target
@@ -356,9 +358,10 @@ TORCH_RULES: dict[str, Rule] = {
     "logsumexp": _reduce("torch.logsumexp"),
     **NN_RULES,
     **SEMANTIC_RULES,
+    **CONTROL_CALLS,
 }
 
-HELPERS = collect_helpers(K)
+HELPERS = collect_helpers(K, C)
 
 
 def _dtype(name: str) -> str:

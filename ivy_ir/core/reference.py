@@ -11,11 +11,13 @@ computed through their decomposition.
 from __future__ import annotations
 
 from ..dialect.types import numpy_dtype
+from . import reference_control as C
 from . import reference_kernels as K
 from . import reference_nn_kernels as NN
 from . import resample
 from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, pad_rule, reduce_call, slice_rule, solve
 from .rules import (
+    CONTROL_CALLS,
     LAYER_KERNEL_CALLS,
     OpContext,
     Rule,
@@ -85,6 +87,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "argsort": "argsort({x}, {axis}, {descending})",
     "embedding": "np.take({weight}, {indices}, axis=0)",
     **LAYER_KERNEL_CALLS,
+    **CONTROL_CALLS,
     # random: the same key gives the same stream (negative keys wrap: default_rng wants >= 0)
     "random_uniform": "random_uniform({key}, {low}, {high}, {shape}, {dtype})",
     "random_normal": ("np.random.default_rng(int({key}) % 2**64).normal({mean}, {std}, {shape})"
@@ -99,6 +102,6 @@ def numpy_dtype_spelling(name: str) -> str:
 
 
 REFERENCE = RuleTable(name="numpy", rules=NUMPY_RULES, dtype=numpy_dtype_spelling,
-                      namespace="np", helpers=collect_helpers(K, NN, resample),
+                      namespace="np", helpers=collect_helpers(K, NN, resample, C),
                       scalar="np.asarray({})")
 """The NumPy rule table: the NumPy lowering's rules, and what the evaluator runs."""

@@ -126,6 +126,8 @@ def expression(op: IvyOp, table: RuleTable, name_of: Callable[[SSAValue], str],
         raise LoweringError(f"the {table.name} target has no rule for ivy.{spec.name}")
     args: dict[str, str] = {}
     in_types: dict[str, Any] = {}
+    for r, region in zip(spec.regions, op.regions):
+        args[r] = name_of(region)  # type: ignore[arg-type]  # emitters name regions too
     for a, g in zip(spec.operands, op.operand_groups(), strict=True):
         if a.variadic:
             args[a.name] = "[" + ", ".join(name_of(v) for v in g) + "]"
@@ -192,6 +194,23 @@ def collect_helpers(*modules: Any) -> dict[str, Callable[..., Any]]:
                 raise ValueError(f"helper '{name}' is defined twice")
             helpers[name] = getattr(module, name)
     return helpers
+
+
+def _scan_call(c: OpContext) -> str:
+    """The step outputs' slice shapes and dtypes go along, for a scan of length 0."""
+    ys = c.out_types[c.attrs["num_carry"]:]
+    like = ", ".join(f"({literal(t.shape[1:])}, {c.target.dtype(t.dtype)})" for t in ys)
+    return (f"run_scan({c.args['body']}, {c.args['inputs']}, {c.lit('num_carry')}, "
+            f"{c.lit('length')}, {c.lit('reverse')}, {c.lit('unroll')}, [{like}])")
+
+
+CONTROL_CALLS: dict[str, Rule] = {
+    # every table spreads these; its `run_*` helpers run the regions, which the emitter
+    # writes as nested functions named by the region (`{then}`, `{body}`)
+    "cond": "run_cond({pred}, {then}, {orelse}, {inputs})",
+    "while_loop": "run_while({cond}, {body}, {inputs})",
+    "scan": _scan_call,
+}
 
 
 LAYER_KERNEL_CALLS: dict[str, Rule] = {

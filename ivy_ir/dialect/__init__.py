@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .registry import COMMUTATIVE, COMPOSITE, ELEMENTWISE, NONDIFF, REDUCTION, SPECS
+from .registry import COMMUTATIVE, COMPOSITE, CONTROL, ELEMENTWISE, NONDIFF, REDUCTION, SPECS
 from .spec import OpSpec
 
 _LAZY = {"FusedOp": ".fused", "YieldOp": ".fused", "STRUCTURAL_OPS": ".fused",
@@ -17,7 +17,7 @@ _LAZY = {"FusedOp": ".fused", "YieldOp": ".fused", "STRUCTURAL_OPS": ".fused",
          "infer_types": ".ops", "DTYPES": ".types", "TensorSpec": ".types",
          "dtype_name": ".types"}
 
-__all__ = ["COMMUTATIVE", "COMPOSITE", "DTYPES", "ELEMENTWISE", "NONDIFF", "OP_CLASSES",
+__all__ = ["COMMUTATIVE", "COMPOSITE", "CONTROL", "DTYPES", "ELEMENTWISE", "NONDIFF", "OP_CLASSES",
            "REDUCTION", "SPECS", "FusedOp", "Ivy", "IvyOp", "OpSpec", "TensorSpec", "YieldOp",
            "check_attrs", "dtype_name", "infer_types"]
 

@@ -43,6 +43,7 @@ CLASS_MEMBERS: dict[str, frozenset[str]] = {
     "bool": frozenset({"bool"}),
     "cond": frozenset({"bool"}),
     "mask": FLOATS | {"bool"},
+    "value": frozenset(DTYPE_NAMES),
 }
 
 

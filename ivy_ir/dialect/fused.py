@@ -42,7 +42,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .ops import IvyOp, location_text
+from .ops import OP_CLASSES, IvyOp, location_text
 from .registry import ELEMENTWISE
 
 BODY_EXTRA = frozenset({"constant"})
@@ -136,17 +136,20 @@ class FusedOp(IRDLOperation):
 
 @irdl_op_definition
 class YieldOp(IRDLOperation):
-    """Ends an `ivy.fused` body; its operands become the fused op's results."""
+    """Ends an `ivy.fused` body or a control-flow op's region: its operands become the
+    fused op's results, a branch's results, a loop's next carry."""
 
     name = "ivy.yield"
     values = var_operand_def()
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(FusedOp), Pure()))
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(FusedOp, *REGION_OPS), Pure()))
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue | Operation):
         super().__init__(operands=[values])
 
 
+REGION_OPS = tuple(c for c in OP_CLASSES.values() if c.SPEC.regions)
+"""The registry's control-flow ops, whose regions `ivy.yield` also ends."""
 STRUCTURAL_OPS = (FusedOp, YieldOp)
 """Ops of the dialect that are not registry ops."""
 

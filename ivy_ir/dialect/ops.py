@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import FileLineColLoc, FunctionType, NameLoc, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
@@ -28,6 +28,7 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     opt_prop_def,
+    region_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -35,14 +36,16 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import Commutative, Pure
+from xdsl.traits import Commutative, IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .attrs import ATTR_CLASS, FROM_ATTR, TO_ATTR, AttrError, normalize, parse_value, print_value
 from .axes import axis_problem, canonical_values, negative_axes
 from .infer import RULES, InferError
+from .infer_control import CONTROL_RULES
 from .infer_nn import NN_RULES
 from .infer_window import WINDOW_RULES
+from .regions import parse_regions, print_regions, signatures
 from .registry import SPECS
 from .spec import AXIS_KINDS, GROUPED_CLASSES, OpSpec
 from .types import CLASS_MEMBERS, DTYPES, TensorSpec
@@ -50,7 +53,7 @@ from .types import CLASS_MEMBERS, DTYPES, TensorSpec
 CLASS_WORDS = {"inexact": "float or complex"}
 """How errors name a dtype class whose name says less than its members."""
 
-INFER_RULES = {**RULES, **NN_RULES, **WINDOW_RULES}
+INFER_RULES: dict[str, Any] = {**RULES, **NN_RULES, **WINDOW_RULES, **CONTROL_RULES}
 """Every inference rule by the name the spec's `infer=` tag gives."""
 
 
@@ -61,18 +64,29 @@ class IvyOp(IRDLOperation):
 
     # ---- building ----
     @classmethod
-    def build(cls, *operands: Any, location: Attribute | None = None, **attrs: Any) -> IvyOp:
+    def build(cls, *operands: Any, location: Attribute | None = None,
+              regions: Sequence[Region] = (), **attrs: Any) -> IvyOp:
         """Create the op from SSA values and Python attribute values, inferring the
-        result types (raises InferError/AttrError with a message naming the op)."""
+        result types (raises InferError/AttrError with a message naming the op); a
+        control-flow op takes its bodies as `regions`, in the spec's order."""
         spec = cls.SPEC
         values = check_attrs(spec, attrs)
         in_specs = [_spec_of(o) for o in operands]
-        types = infer_types(spec, in_specs, values)
-        props = _stored(spec, values, _ranks(in_specs), [t.rank for t in types])
+        if len(regions) != len(spec.regions):
+            raise InferError(f"ivy.{spec.name} takes {len(spec.regions)} region(s), got "
+                             f"{len(regions)}")
         op = cls.__new__(cls)
+        sigs = None
+        if spec.regions:
+            try:
+                sigs = signatures(f"ivy.{spec.name}", spec.regions, list(regions))
+            except VerifyException as exc:
+                raise InferError(str(exc)) from None
+        types = infer_types(spec, in_specs, values, sigs)
+        props = _stored(spec, values, _ranks(in_specs), [t.rank for t in types])
         IRDLOperation.__init__(op, operands=[[] if o is None else o for o in operands],
                                result_types=_group_results(spec, [t.to_xdsl() for t in types]),
-                               properties=props)
+                               properties=props, regions=list(regions))
         if location is not None:
             op.location = location
         return op
@@ -142,7 +156,9 @@ class IvyOp(IRDLOperation):
             values = check_attrs(spec, given, filled=True)
             groups = [[_spec_of(v) for v in g] if isinstance(g, list) else _spec_of(g)
                       for g in self.operand_groups()]
-            want = infer_types(spec, groups, values)
+            sigs = signatures(f"ivy.{spec.name}", spec.regions, self.regions) \
+                if spec.regions else None
+            want = infer_types(spec, groups, values, sigs)
         except (InferError, AttrError, TypeError) as exc:
             raise VerifyException(str(exc)) from None
         got = [TensorSpec.from_xdsl(r.type) for r in self.results]
@@ -178,6 +194,8 @@ class IvyOp(IRDLOperation):
             printer.print_string("}")
         printer.print_string(" : ")
         printer.print_function_type(self.operand_types, self.result_types)
+        if self.SPEC.regions:
+            print_regions(printer, self.regions, self.SPEC.regions)
 
     @classmethod
     def parse(cls, parser: Parser) -> IvyOp:
@@ -237,9 +255,10 @@ class IvyOp(IRDLOperation):
                            [_type_rank(t) for t in ftype.outputs.data], axes_only=True)
             props = {a.name: (axes if a.kind in AXIS_KINDS else props)[a.name]
                      for a in spec.attrs if a.name in (axes if a.kind in AXIS_KINDS else props)}
+        regions = parse_regions(parser, f"ivy.{spec.name}", spec.regions)
         op = cls.__new__(cls)
         IRDLOperation.__init__(op, operands=[[] if g is None else g for g in resolved],
-                               result_types=results, properties=props)
+                               result_types=results, properties=props, regions=regions)
         return op
 
 
@@ -338,8 +357,10 @@ def check_attrs(spec: OpSpec, attrs: dict[str, Any], filled: bool = False) -> di
     return out
 
 
-def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any]) -> list[TensorSpec]:
-    """Check operand dtypes against the spec, then run the op's inference rule."""
+def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any],
+                regions: Sequence[Any] | None = None) -> list[TensorSpec]:
+    """Check operand dtypes against the spec, then run the op's inference rule (given
+    the regions' `Signature`s for a control-flow op)."""
     where = f"ivy.{spec.name}"
     if len(operands) != len(spec.operands):
         raise InferError(f"{where} takes {len(spec.operands)} operand(s), got {len(operands)}")
@@ -362,7 +383,9 @@ def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any]) ->
     ranks = _ranks(list(operands))
     try:  # axes first: a rule may index a dimension an axis names
         problem = axis_problem(spec, attrs, ranks, None)
-        out = [] if problem else INFER_RULES[spec.infer](list(operands), attrs)
+        rule = INFER_RULES[spec.infer]
+        out = [] if problem else rule(list(operands), attrs, regions) if spec.regions \
+            else rule(list(operands), attrs)
         problem = problem or axis_problem(spec, attrs, ranks, [t.rank for t in out])
     except InferError as exc:
         problem = str(exc)
@@ -389,7 +412,10 @@ def make_op_class(spec: OpSpec) -> type[IvyOp]:
             fields[r] = result_def(TensorType)
     for a in spec.attrs:
         fields[a.name] = opt_prop_def(AnyAttr())
-    traits = [Pure()] + ([Commutative()] if spec.has("commutative") else [])
+    for r in spec.regions:
+        fields[r] = region_def("single_block")
+    traits = [Pure()] + ([Commutative()] if spec.has("commutative") else []) \
+        + ([IsolatedFromAbove()] if spec.regions else [])
     fields["traits"] = traits_def(*traits)
     if sum(a.optional or a.variadic for a in spec.operands) > 1:
         fields["irdl_options"] = (AttrSizedOperandSegments(as_property=True),)

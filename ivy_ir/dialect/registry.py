@@ -11,3 +11,5 @@ COMMUTATIVE = frozenset(n for n, s in SPECS.items() if s.has("commutative"))
 REDUCTION = frozenset(n for n, s in SPECS.items() if s.has("reduction"))
 COMPOSITE = frozenset(n for n, s in SPECS.items() if s.has("composite"))
 NONDIFF = frozenset(n for n, s in SPECS.items() if s.has("nondiff"))
+CONTROL = frozenset(n for n, s in SPECS.items() if s.regions)
+"""Control-flow ops: their bodies are regions (`ivy.cond`, `ivy.while_loop`, `ivy.scan`)."""

@@ -20,7 +20,7 @@ SPEC_PATH = Path(__file__).with_name("ops.spec")
 
 GROUPED_CLASSES = frozenset({"any", "num", "real", "inexact", "float", "int", "intbool", "bool"})
 """Operand dtype classes whose operands must all share one dtype within an op."""
-TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask"}
+TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask", "value"}
 ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense",
                         "axis", "axes"})
 TAGS = frozenset({"elementwise", "broadcast", "commutative", "reduction", "composite",
@@ -32,7 +32,8 @@ AXIS_KINDS = frozenset({"axis", "axes"})
 
 _GRAMMAR = r"""
 start: (decl | _NL)*
-decl: NAME "(" [arg ("," arg)*] ")" ["->" results] ["|" tags] _NL
+decl: NAME "(" [arg ("," arg)*] ")" ["->" results] [regions] ["|" tags] _NL
+regions: "{" NAME ("," NAME)* "}"
 ?arg: param | vararg | star
 param: NAME [OPT] ":" kind [OPT] ["=" value]
 vararg: "*" NAME ":" NAME
@@ -96,6 +97,9 @@ class OpSpec:
     line: int = field(compare=False, default=0)
     unsupported: dict[str, frozenset[str]] = field(compare=False, default_factory=dict)
     """Per target, the dtypes that framework cannot run this op in (`unsupported=t:d+d`)."""
+    regions: tuple[str, ...] = ()
+    """Names of the op's regions (`{then, orelse}`): a control-flow op whose bodies are
+    single blocks, isolated from above, ending in `ivy.yield`."""
 
     def has(self, tag: str) -> bool:
         return tag in self.tags
@@ -162,8 +166,11 @@ class _ToSpecs(Transformer):
     def tags(self, items: list[Any]) -> list[Any]:
         return items
 
+    def regions(self, items: list[Token]) -> tuple[str, ...]:
+        return tuple(map(str, items))
+
     def decl(self, items: list[Any]) -> OpSpec:
-        name, *args, results_item, tags = items
+        name, *args, results_item, regions, tags = items
         results, var_results = results_item or (("out",), False)
         gaps: dict[str, frozenset[str]] = {}
         flags: dict[str, str | None] = {}
@@ -194,13 +201,16 @@ class _ToSpecs(Transformer):
             raise SpecError(f"ops.spec:{line}: op '{name}' has unknown tag(s) "
                             f"{', '.join(unknown)}")
         _check(str(name), operands, attrs, infer, line)
+        if regions and (len(set(regions)) != len(regions) or not var_results):
+            raise SpecError(f"ops.spec:{line}: op '{name}': region names must differ and a "
+                            "region op returns a variadic list (`-> *outs`)")
         for target, dtypes in gaps.items():
             bad = sorted(dtypes - set(DTYPE_NAMES))
             if bad:
                 raise SpecError(f"ops.spec:{line}: op '{name}': unsupported={target}: names "
                                 f"unknown dtype(s) {', '.join(bad)}")
         return OpSpec(str(name), tuple(operands), tuple(attrs), results, var_results,
-                      frozenset(flags), infer or "", line, gaps)
+                      frozenset(flags), infer or "", line, gaps, regions or ())
 
 
 def _check(name: str, operands: list[TensorArg], attrs: list[AttrArg], infer: str | None,
