@@ -7,7 +7,8 @@ their builder), and the passes that splice a decomposition in front of a composi
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,17 @@ class Graph:
         self.params: dict[str, np.ndarray] = {}
         self.param_attrs: dict[int, DictionaryAttr] = {}
         self._lifted: dict[tuple[int, str], tuple[np.ndarray, SSAValue]] = {}
+
+    @contextmanager
+    def inside(self, block: Block) -> Iterator[Block]:
+        """Record into `block` (a region's body) for the duration; parameters still
+        go to the function's own block."""
+        saved = self.builder
+        self.builder = Builder(InsertPoint.at_end(block))
+        try:
+            yield block
+        finally:
+            self.builder = saved
 
     def emit(self, name: str, operands: Sequence[Any], attrs: dict[str, Any]) -> list[SSAValue]:
         loc = self.location or user_location()
