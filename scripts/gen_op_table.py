@@ -18,7 +18,7 @@ from lowerings import TARGETS, get_target
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "ops.md"
 CLASS_ORDER = ("any", "num", "real", "inexact", "float", "int", "intbool", "bool", "index",
-               "cond", "mask")
+               "cond", "mask", "value")
 
 
 def _operand(t: TensorArg) -> str:
@@ -57,6 +57,8 @@ def _row(s: OpSpec) -> str:
     operands = ", ".join(_operand(t) for t in s.operands) or "-"
     attrs = ", ".join(_attr(a) for a in s.attrs) or "-"
     results = ("*" if s.variadic_results else "") + ", ".join(s.results)
+    if s.regions:
+        results += " `{" + ", ".join(s.regions) + "}`"
     tags = ", ".join(sorted(s.tags)) or "-"
     targets = " | ".join(_coverage(s, t) for t in TARGETS)
     return (f"| `ivy.{s.name}` | {operands} | {attrs} | {results} | {tags} | `{s.infer}` "
@@ -75,7 +77,9 @@ def render() -> str:
                     for c in CLASS_ORDER)
         + ". Of these, " + ", ".join(c for c in CLASS_ORDER if c in GROUPED_CLASSES)
         + " form one group (all such operands of an op share a dtype); the others stand "
-        "apart. `?` marks an optional operand or attribute, `*` a variadic one. The "
+        "apart. `?` marks an optional operand or attribute, `*` a variadic one; `{a, b}` "
+        "after the results names a control-flow op's regions (their signatures are "
+        "checked by `ivy_ir/dialect/infer_control.py`). The "
         "inference rule lives in `ivy_ir/dialect/infer*.py`. The target columns form the "
         "coverage matrix: `native` is a rule in that target's lowering table, `decomposed` "
         "goes through the op's decomposition in `ivy_ir/core/decompose.py`; `(not ...)` "
