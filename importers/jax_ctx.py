@@ -15,7 +15,8 @@ array as a constant only where an op uses it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -72,6 +73,19 @@ class Ctx:
         if key not in self._constants:
             self._constants[key] = (value, self.b.constant(value))
         return self._constants[key][1]
+
+    @contextmanager
+    def region(self) -> Iterator[None]:
+        """Scope for recording a region's body: the constants made meanwhile are that
+        region's, never handed to code after it or to another region (an inline constant
+        lives in the block it was made in; a large array's buffer is a function argument,
+        which the graph's own cache hands back to every region that uses it)."""
+        outer = self._constants
+        self._constants = {}
+        try:
+            yield
+        finally:
+            self._constants = outer
 
     def emit(self, op: str, *operands: Value | list[Value] | None, **attrs: Any) -> SSAValue:
         """Emit registry op `op` (a variadic operand is one list); its first result."""

@@ -15,9 +15,10 @@ Known values let the rules read static facts (gather/scatter indices, padding va
 `cond` predicates) and are materialized as constants only where an op needs them.
 
 Higher-order primitives are not mapped but walked into: `jit`/`pjit`, `closed_call`,
-`custom_jvp_call`, `custom_vjp_call`, `checkpoint`/`remat` inline their body;
-`scan` (and `fori_loop`, which stages to a scan) is unrolled for its static trip
-count; `cond` with a known predicate inlines the chosen branch.
+`custom_jvp_call`, `custom_vjp_call`, `checkpoint`/`remat` inline their body; `cond`,
+`while` and `scan` (`lax.switch` and `fori_loop` stage to them) become the region ops
+`ivy.cond`, `ivy.while_loop` and `ivy.scan`, their bodies walked into the regions
+(`jax_control.py`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.types import dtype_name
 
 from .common import ImportBuilder, Rule, Unmapped, location, location_str
+from .jax_control import CONTROL, ControlFlow
 from .jax_ctx import FOLD_LIMIT, Ctx, Value
 
 try:  # JAX's own user-frame heuristics (private: without them ops carry no location)
@@ -44,8 +46,6 @@ try:  # JAX's own user-frame heuristics (private: without them ops carry no loca
 except ImportError:  # pragma: no cover
     source_info_util = None
 
-UNROLL_LIMIT = 20000
-"""Most equations a `scan` may unroll into (trip count x body size)."""
 INLINED = ("jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
            "custom_vjp_call_jaxpr", "checkpoint", "remat", "remat2", "custom_lin")
 """Higher-order primitives whose body is walked in place (older JAX names included)."""
@@ -75,7 +75,7 @@ def aval_spec(aval: Any) -> TensorSpec:
     return TensorSpec(tuple(aval.shape), dtype_name(aval.dtype))
 
 
-class JaxprWalker:
+class JaxprWalker(ControlFlow):
     """Imports jaxpr equations into an `ImportBuilder`, one table rule per primitive."""
 
     def __init__(self, builder: ImportBuilder, table: Mapping[str, Rule]):
@@ -83,7 +83,11 @@ class JaxprWalker:
         self.rules = table
         self.ctx = Ctx(builder)
         """The state the equations share; each rule gets `ctx.for_equation(...)`."""
-        self._locations: dict[int, Attribute] = {}
+        self._locations: dict[int, Attribute | None] = {}
+        self.enclosing: Attribute = location(None, None)
+        """Location of the control-flow op whose body is being walked: that of the
+        body's equations JAX staged without a user frame (a `fori_loop` counter's
+        increment, a branch given as `jnp.sin`)."""
         self.pinned: Attribute | None = None
         """Location of a library function's call (jnp.pad, jax.nn.relu) while its body is
         walked: the body's own frames come from whichever call traced it first."""
@@ -114,13 +118,11 @@ class JaxprWalker:
             return [ctx.emit(op, *ins)]
         if name in INLINED:
             return self._inline(eqn, ins)
-        if name == "scan":
-            return self._scan(eqn, ins)
-        if name == "cond":
-            return self._cond(eqn, ins)
         folded = self._fold(eqn, ins)
         if folded is not None:
             return folded
+        if name in CONTROL:
+            return self.control(eqn, ins)
         rule = self.rules.get(name)
         if rule is None or not all(representable(v.aval) for v in eqn.outvars):
             return self.unsupported(eqn)
@@ -145,9 +147,9 @@ class JaxprWalker:
         if key not in self._locations:
             frame = _user_frame(tb)
             self._locations[key] = (location(short_path(frame.file_name), frame.start_line,
-                                             frame.start_column + 1)
-                                    if frame else location(None, None))
-        return self._locations[key]
+                                             frame.start_column + 1) if frame else None)
+        found = self._locations[key]
+        return self.enclosing if found is None else found
 
     def unsupported(self, eqn: JaxprEqn, record: bool = True) -> list[Value]:
         """Placeholders for `eqn`'s results; the op joins the all-at-once report."""
@@ -188,39 +190,6 @@ class JaxprWalker:
             return self.run(jaxpr, consts, ins)
         finally:
             self.pinned = outer
-
-    def _scan(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
-        """Unroll a scan with its static trip count: carry threads through copies of the
-        body; per-step outputs are stacked on a new leading axis."""
-        p = eqn.params
-        body, n, n_consts, n_carry = p["jaxpr"], p["length"], p["num_consts"], p["num_carry"]
-        if n * max(1, len(body.jaxpr.eqns)) > UNROLL_LIMIT:
-            return self.unsupported(eqn)
-        consts, carry = ins[:n_consts], ins[n_consts:n_consts + n_carry]
-        xs = ins[n_consts + n_carry:]
-        steps: dict[int, list[Value]] = {}
-        for i in (reversed(range(n)) if p["reverse"] else range(n)):
-            outs = self.run(body.jaxpr, body.consts, consts + carry + [self.ctx.index0(x, i)
-                                                                        for x in xs])
-            carry, steps[i] = outs[:n_carry], outs[n_carry:]
-        ys = []
-        for j, var in enumerate(eqn.outvars[n_carry:]):
-            column = [steps[i][j] for i in range(n)]
-            if not column:
-                ys.append(np.zeros(var.aval.shape, var.aval.dtype))
-            elif all(isinstance(c, np.ndarray) for c in column):
-                ys.append(np.stack(column))
-            else:
-                ys.append(self.ctx.emit("stack", column, axis=0))
-        return carry + ys
-
-    def _cond(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
-        index = self.ctx.known(ins[0])
-        if index is None:
-            return self.unsupported(eqn)
-        branches = eqn.params["branches"]
-        branch = branches[int(np.clip(int(index), 0, len(branches) - 1))]
-        return self.run(branch.jaxpr, branch.consts, ins[1:])
 
     def ssa(self, value: Value) -> SSAValue:
         """An SSA value for `value` (a known array becomes a constant, once)."""

@@ -1,6 +1,6 @@
 """The JAX importer: source detection, parameter names, dtype promotion, the
-unsupported-op and control-flow errors, locations, and the walked higher-order
-primitives (jit, custom_jvp, scan, cond), and the lax table's names."""
+unsupported-op and control-flow errors, locations, the walked higher-order primitives
+(jit, custom_jvp, scan, while, cond), and the lax table's names."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from zoo_jax import build_500_op
 import ivy_ir
 from importers import detect_source
 from importers.jax import ONE_TO_ONE, TABLE
+from importers.jax_control import CONTROL
 from importers.jax_walk import INLINED
 from ivy_ir.dialect import SPECS
 
@@ -219,24 +220,48 @@ def test_library_bodies_take_the_callers_line():
     assert f'loc("{HERE}":{_line_of(f, "jnp.pad")}:' in pad
 
 
-def test_scan_unrolls_and_cond_with_known_predicate_inlines():
+def test_scan_is_one_body_and_cond_with_known_predicate_inlines():
     def f(xs, h):
         h, ys = lax.scan(lambda c, x: (c * 0.5 + x, c.sum()), h, xs)
         return lax.cond(xs.shape[0] > 2, lambda v: v + 1, lambda v: v - 1, h), ys
     xs, h = _f32(4, 3), _f32(3)
     module = ivy_ir.trace(f, (jnp.asarray(xs), jnp.asarray(h)))
-    assert "stack" in _ops(module) and _ops(module).count("sum") == 4
+    ops = _ops(module)
+    assert ops.count("scan") == 1 and ops.count("sum") == 1
+    assert "cond" not in ops and "stack" not in ops
     got = ivy_ir.compile(module, target="numpy")(xs, h)
     for g, w in zip(got, f(jnp.asarray(xs), jnp.asarray(h))):
         np.testing.assert_allclose(g, np.asarray(w), rtol=1e-5)
 
 
-def test_while_loop_and_traced_cond_are_unsupported():
-    def f(x):
-        y = lax.while_loop(lambda v: v.sum() < 10, lambda v: v * 2, x)
-        return lax.cond(x.sum() > 0, jnp.sin, jnp.cos, y)
-    with pytest.raises(ivy_ir.UnsupportedOpsError, match=r"cond \(x1\)[\s\S]*while \(x1\)"):
-        ivy_ir.trace(f, (jnp.asarray(np.abs(_f32(3)) + 1),))
+def while_then_cond(x):
+    y = lax.while_loop(lambda v: v.sum() < 10, lambda v: v * 2, x)
+    return lax.cond(x.sum() > 0, jnp.sin, jnp.cos, y)
+
+
+def test_while_loop_and_traced_cond_are_region_ops_at_their_lines():
+    x = np.abs(_f32(3)) + 1
+    module = ivy_ir.trace(while_then_cond, (jnp.asarray(x),))
+    lines = str(module).splitlines()
+    for op, marker in (("while_loop", "lax.while_loop"), ("cond", "lax.cond")):
+        head = next(i for i, s in enumerate(lines) if f"ivy.{op} " in s)
+        close = next(s for s in lines[head:] if s.lstrip().startswith("} loc("))
+        assert f'}} loc("{HERE}":{_line_of(while_then_cond, marker)}:' in close
+    got = ivy_ir.compile(module, target="numpy")(x)
+    np.testing.assert_allclose(got, np.asarray(while_then_cond(jnp.asarray(x))), rtol=1e-6)
+
+
+def unmapped_in_bodies(x):
+    y = lax.while_loop(lambda v: v.sum() < 10, lambda v: lax.cummax(v, axis=0) * 2, x)
+    return lax.cond(x.sum() > 0, lambda v: lax.lgamma(v), jnp.cos, y)
+
+
+def test_unsupported_ops_inside_bodies_are_reported():
+    with pytest.raises(ivy_ir.UnsupportedOpsError) as info:
+        ivy_ir.trace(unmapped_in_bodies, (jnp.asarray(_f32(3)),))
+    assert info.value.missing == {
+        "cummax": [f"{HERE}:{_line_of(unmapped_in_bodies, 'cummax')}"],
+        "lgamma": [f"{HERE}:{_line_of(unmapped_in_bodies, 'lgamma')}"]}
 
 
 def test_out_of_range_indices_follow_jax_modes():
@@ -291,6 +316,7 @@ def test_every_table_key_is_a_lax_primitive_and_every_value_a_registry_op():
     assert {"add", "scatter-add", "dot_general", "jit", "scan", "cond"} <= names
     assert not {"scatter_add", "add_p", "copy_p"} & names
     assert sorted(set(TABLE) - names) == []
-    assert sorted(set(TABLE) & {*INLINED, "scan", "cond"}) == []  # walked, never looked up
+    assert set(CONTROL) <= names
+    assert sorted(set(TABLE) & {*INLINED, *CONTROL}) == []  # walked, never looked up
     assert sorted(set(ONE_TO_ONE.values()) - set(SPECS)) == []
     assert set(ONE_TO_ONE) <= set(TABLE)

@@ -182,7 +182,7 @@ def nested_calls(x, y):
 
 
 def fori_loop(x):
-    # static trip count: unrolled
+    # static trip count: staged to a scan, imported as ivy.scan
     return lax.fori_loop(0, 4, lambda i, acc: acc * 0.5 + jnp.sin(acc) * i, x)
 
 

@@ -161,7 +161,7 @@ def rnn_unrolled(params, xs):
 
 
 def gru_scan(params, xs, h0):
-    # a GRU cell run by lax.scan over time (time-major inputs), unrolled by the importer
+    # a GRU cell run by lax.scan over time (time-major inputs), imported as ivy.scan
     def cell(h, x):
         zr = jax.nn.sigmoid(x @ params["wx"][:, :8] + h @ params["wh"][:, :8])
         z, r = jnp.split(zr, 2, axis=-1)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from ..dialect import OP_CLASSES, TensorSpec, YieldOp
 from .graph import Graph
@@ -62,30 +62,32 @@ def close_over(blocks: Sequence[Block], at: int | None = None) -> list[SSAValue]
 
 def emit_cond(graph: Graph, pred: SSAValue, inputs: Sequence[SSAValue], then: Body,
               orelse: Body) -> list[SSAValue]:
+    loc = _location(graph)
     types = [_spec(v) for v in inputs]
     blocks = [record(graph, types, then), record(graph, types, orelse)]
     extra = close_over(blocks)
-    return _insert(graph, "cond", [pred, [*inputs, *extra]], blocks)
+    return _insert(loc, graph, "cond", [pred, [*inputs, *extra]], blocks)
 
 
 def emit_while(graph: Graph, inputs: Sequence[SSAValue], cond: Body, body: Body
                ) -> list[SSAValue]:
+    loc = _location(graph)
     types = [_spec(v) for v in inputs]
     blocks = [record(graph, types, cond), record(graph, types, body)]
     extra = close_over(blocks)
     _carry_through(blocks[1], len(inputs), len(extra))
-    return _insert(graph, "while_loop", [[*inputs, *extra]], blocks)[:len(inputs)]
+    return _insert(loc, graph, "while_loop", [[*inputs, *extra]], blocks)[:len(inputs)]
 
 
 def emit_scan(graph: Graph, carry: Sequence[SSAValue], xs: Sequence[SSAValue], body: Body,
               length: int, reverse: bool = False, unroll: int = 1) -> list[SSAValue]:
     """Results: the final carry, then the stacked per-step outputs."""
-    n = len(carry)
+    loc, n = _location(graph), len(carry)
     types = [_spec(v) for v in carry] + [_spec(x).with_(shape=_spec(x).shape[1:]) for x in xs]
     block = record(graph, types, body)
     extra = close_over([block], at=n)
     _carry_through(block, n, len(extra))
-    out = _insert(graph, "scan", [[*carry, *extra, *xs]], [block], num_carry=n + len(extra),
+    out = _insert(loc, graph, "scan", [[*carry, *extra, *xs]], [block], num_carry=n + len(extra),
                   length=length, reverse=reverse, unroll=unroll)
     return out[:n] + out[n + len(extra):]
 
@@ -102,10 +104,15 @@ def _carry_through(block: Block, at: int, count: int) -> None:
         block.add_op(YieldOp(*values))
 
 
-def _insert(graph: Graph, name: str, operands: list, blocks: list[Block], **attrs: object
-            ) -> list[SSAValue]:
-    op = OP_CLASSES[name].build(*operands, location=graph.location or user_location(), regions=[
-        Region(b) for b in blocks], **attrs)
+def _location(graph: Graph) -> Attribute:
+    """Where the op is recorded from: taken before its bodies move the graph's location."""
+    return graph.location or user_location()
+
+
+def _insert(loc: Attribute, graph: Graph, name: str, operands: list, blocks: list[Block],
+            **attrs: object) -> list[SSAValue]:
+    op = OP_CLASSES[name].build(*operands, location=loc,
+                                regions=[Region(b) for b in blocks], **attrs)
     graph.builder.insert(op)
     return list(op.results)
 
