@@ -38,7 +38,7 @@ SYMMETRIC = {"cholesky", "eigh"}
 
 def differentiable_ops() -> list[str]:
     """Every registry op with a gradient: not `nondiff`, with a float-capable operand."""
-    return sorted(n for n, s in SPECS.items() if not s.has("nondiff") and any(
+    return sorted(n for n, s in SPECS.items() if not s.has("nondiff") and not s.regions and any(
         a.dtype_class in FLOATING | {"mask"} for a in s.operands))
 
 
