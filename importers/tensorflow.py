@@ -6,9 +6,10 @@ on `tf.TensorSpec`s of the example arguments; a Keras model is called with
 (`tensorflow_walk.Walker`; each rule sees a `tensorflow_ctx.Ctx`). Captured resource
 variables become IR parameters named by their Keras path (`dense/kernel`) or TF
 variable name (without ":0"), trainable as the variable says; captured constant
-tensors become constants. Autograph turns a Python
-`if`/`while` on a tensor into an `If`/`While` op, which a static graph cannot hold:
-those are reported with the user's line, together with every other unmapped op.
+tensors become constants. Autograph turns a Python `if`/`while` on a tensor into an
+`If`/`While` op; these, `tf.cond`/`tf.switch_case`/`tf.while_loop`, and the loops
+`tf.scan`, `tf.map_fn` and Keras RNN layers stage to (with TensorLists) import as
+`ivy.cond`, `ivy.while_loop` and `ivy.scan` (`tensorflow_control`, `_loops`, `_lists`).
 """
 
 from __future__ import annotations
@@ -31,19 +32,22 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect import DTYPES, TensorSpec
 
 from .common import ImportBuilder, location, merge_tables
+from .tensorflow_control import CONTROL
 from .tensorflow_ctx import NO_VALUE, Value, VarRef, tf_dtype
 from .tensorflow_graph import GRAPH
 from .tensorflow_index import INDEX
+from .tensorflow_lists import LISTS
+from .tensorflow_loops import LOOPS
 from .tensorflow_math import ACTIVATIONS, BINARY, MATH, UNARY
 from .tensorflow_nn import NN
 from .tensorflow_reduce import REDUCE, REDUCTIONS
 from .tensorflow_shape import SHAPE
 from .tensorflow_walk import Walker
 
-TABLE = merge_tables(MATH, REDUCTIONS, SHAPE, INDEX, NN, GRAPH)
+TABLE = merge_tables(MATH, REDUCTIONS, SHAPE, INDEX, NN, GRAPH, LISTS, CONTROL, LOOPS)
 """Raw TF op type -> `Rule`, called as `rule(ctx, *inputs, **attrs)`, one family module
-each (`tensorflow_math`, `_reduce`, `_shape`, `_index`, `_nn`, `_graph`). Ops missing
-here are reported."""
+each (`tensorflow_math`, `_reduce`, `_shape`, `_index`, `_nn`, `_graph`, `_lists`,
+`_control`, `_loops`). Ops missing here are reported."""
 
 ONE_TO_ONE: dict[str, str] = {**UNARY, **BINARY, **ACTIVATIONS, **REDUCE}
 """Raw TF op type -> the registry op it imports as, for the ops that map one to one
@@ -59,17 +63,18 @@ CONTROL_FLOW = frozenset({"If", "StatelessIf", "While", "StatelessWhile", "Case"
 
 
 class DataDependentControlFlowError(UnsupportedOpsError):
-    """Tensor-dependent control flow (a Python `if`/`while` on a tensor that autograph
-    turned into a graph op, tf.cond, tf.while_loop) found among the unmapped ops."""
+    """A tensor-dependent branch or loop (a Python `if`/`while` on a tensor that
+    autograph turned into a graph op, tf.cond, tf.while_loop, a Keras RNN) that could
+    not be imported, among the unmapped ops: its entry says why (a loop variable whose
+    shape changes between iterations, a list of unknown length, an op of its body)."""
 
     def __init__(self, base: UnsupportedOpsError):
         super().__init__(base.framework, base.missing)
         flow = sorted(k for k in base.missing if k.split(" ")[0] in CONTROL_FLOW)
         where = ", ".join(loc for k in flow for loc in dict.fromkeys(base.missing[k]))
-        self.args = (f"{self.args[0]}\ndata-dependent control flow at {where} (a Python "
-                     "if/while on a tensor, tf.cond, tf.while_loop or a Keras RNN layer): a "
-                     "static graph records one path; use tf.where, or unroll the loop over a "
-                     "Python range",)
+        self.args = (f"{self.args[0]}\ndata-dependent control flow at {where} could not be "
+                     "imported as ivy.cond/while_loop/scan (see the reason given with it); "
+                     "tf.where, or a loop over a Python range, records a static graph",)
 
 
 def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,

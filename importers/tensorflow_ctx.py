@@ -49,7 +49,23 @@ class NoValue:
 
 NO_VALUE = NoValue()
 
-Value = SSAValue | np.ndarray | VarRef | NoValue
+
+@dataclass(frozen=True)
+class TList:
+    """A TensorList (what a TensorArray, `tf.scan`, `tf.map_fn` and Keras' RNN loop
+    stage to) of static `length`, held densely: `items` stacks its elements on a new
+    axis 0, or is None while nothing was written (TF stacks unwritten elements as
+    zeros). `elem` is the element shape as far as TF knows it (None: unknown rank).
+    Every list op then is an array op (`tensorflow_lists.py`), and a list carried by a
+    loop is one carried array."""
+
+    items: SSAValue | np.ndarray | None
+    length: int
+    elem: tuple[int | None, ...] | None
+    dtype: str
+
+
+Value = SSAValue | np.ndarray | VarRef | NoValue | TList
 
 
 def tf_dtype(dtype: Any) -> str | None:
@@ -118,7 +134,11 @@ def _type_name(enum: int) -> str:
 class Graphs(Protocol):
     """What the walker does for rules that reach beyond one op."""
 
-    def run(self, graph: Any, inputs: Sequence[Value]) -> list[Value]: ...
+    def run(self, graph: Any, inputs: Sequence[Value],
+            outputs: Sequence[Any] | None = None) -> list[Value]: ...
+
+    def fold(self, graph: Any, inputs: Sequence[Value], outputs: Sequence[Any]
+             ) -> list[Value]: ...
 
     def function_graph(self, op: Any, name: str) -> Any: ...
 
@@ -214,7 +234,7 @@ class Ctx:
         it would be."""
         if isinstance(value, np.ndarray):
             return value if self.folding else self.constants.of(value)
-        if isinstance(value, (VarRef, NoValue)):
+        if isinstance(value, (VarRef, NoValue, TList)):
             index = next((i for i, v in enumerate(self.inputs) if v is value), None)
             raise Unmapped(f"operand {index} is not an array")
         return value

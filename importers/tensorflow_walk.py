@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, SSAValue
 
 from ivy_ir.core.errors import TraceError
 from ivy_ir.dialect import TensorSpec
@@ -42,7 +42,9 @@ bigger ones are emitted as ops, so a `tf.zeros((512, 512))` stays one `ivy.full`
 
 class Walker:
     """Walks TF graphs into one ImportBuilder, op by op, in the graph's (topological)
-    creation order, and inlines the bodies of called functions."""
+    creation order: the traced function's, and the bodies of the functions its ops call
+    (inlined in place, or walked into the regions of control-flow ops on their block
+    arguments, `tensorflow_control`)."""
 
     def __init__(self, builder: ImportBuilder, table: Mapping[str, Rule],
                  locate: Callable[[Any], Attribute], side_effects: frozenset[str], graph: Any):
@@ -52,19 +54,41 @@ class Walker:
         self.locate = locate
         self.side_effects = side_effects
         self._params: dict[str, SSAValue] = {}
+        self._where: dict[Any, Attribute] = {}
 
-    def run(self, graph: Any, inputs: Sequence[Value]) -> list[Value]:
-        """Values of `graph.outputs` given values of `graph.inputs`. Each graph has its
-        own constants (a known array is an IR constant once per tensor of the graph)."""
+    def run(self, graph: Any, inputs: Sequence[Value],
+            outputs: Sequence[Any] | None = None) -> list[Value]:
+        """Values of `outputs` (tensors of `graph`; `graph.outputs` by default) given
+        values of `graph.inputs`: only the ops they need are walked, so a loop body can
+        be walked for some of its results. Each walk has its own constants (a known
+        array is an IR constant once per tensor of the graph, made where the walk
+        records: inside a region for a branch or loop body)."""
+        outputs = graph.outputs if outputs is None else outputs
         scope = Scope(Constants(self.builder))
         for t, v in zip(graph.inputs, inputs, strict=True):
             scope.bind(t.name, v)
-        for op in _needed_ops(graph, self.side_effects):
+        for op in _needed_ops(graph, self.side_effects, outputs):
             if op.type == "Placeholder" and op.outputs[0].name in scope.values:
                 continue
-            self.builder.at(self.locate(op))
+            if op not in self._where:  # a loop's cond is walked once per iteration
+                self._where[op] = self.locate(op)
+            self.builder.at(self._where[op])
             self._import(op, scope)
-        return [scope.values[t.name] for t in graph.outputs]
+        return [scope.values[t.name] for t in outputs]
+
+    def fold(self, graph: Any, inputs: Sequence[Value], outputs: Sequence[Any]) -> list[Value]:
+        """`run` for values wanted at import time only (a loop's trip count): whatever
+        the walk would record goes to a scratch block and its unsupported-op reports are
+        dropped, so the IR and the report are as before; results not known are SSA
+        values of that scratch block, which the caller must not use."""
+        missing = {k: list(v) for k, v in self.builder.missing.items()}
+        where = self.builder.graph.location
+        try:
+            with self.builder.graph.inside(Block()):
+                return self.run(graph, inputs, outputs)
+        finally:
+            self.builder.missing = missing
+            self.builder.at(where)
 
     def _import(self, op: Any, scope: Scope) -> None:
         rule = self.table.get(op.type)
@@ -157,12 +181,12 @@ def _checked(op: Any, spec: TensorSpec | None, value: Value) -> Value:
     return value
 
 
-def _needed_ops(graph: Any, side_effects: frozenset[str]) -> list[Any]:
-    """The ops the outputs depend on through data edges (plus side-effecting ops, so that
+def _needed_ops(graph: Any, side_effects: frozenset[str], outputs: Sequence[Any]) -> list[Any]:
+    """The ops `outputs` depend on through data edges (plus side-effecting ops, so that
     they are reported), in graph order. Control edges carry no data and are ignored."""
     ops = graph.get_operations()
     seen: set[str] = set()
-    stack = [t.op for t in graph.outputs] + [op for op in ops if op.type in side_effects]
+    stack = [t.op for t in outputs] + [op for op in ops if op.type in side_effects]
     while stack:
         op = stack.pop()
         if op.name in seen:

@@ -15,9 +15,10 @@ from tensorflow.python.framework import op_def_registry
 from zoo_common import TARGETS
 
 import ivy_ir
-from importers.tensorflow import ONE_TO_ONE, TABLE, DataDependentControlFlowError
+from importers.tensorflow import ONE_TO_ONE, TABLE
 from ivy_ir.core.errors import TraceError, UnsupportedOpsError
 from ivy_ir.dialect import SPECS
+from ivy_ir.dialect.ops import location_text
 
 HERE = "tests/test_import_tensorflow.py"
 rng = np.random.default_rng(3)
@@ -168,14 +169,13 @@ def _branchy(x):
     return y
 
 
-def test_data_dependent_if_names_the_line():
-    x = tf.ones((2, 3))
-    with pytest.raises(DataDependentControlFlowError) as info:
-        ivy_ir.trace(_branchy, (x,))
-    assert isinstance(info.value, TraceError)
-    msg = str(info.value)
-    assert f"StatelessIf (x1): {HERE}:{_line(_branchy, 2)}" in msg
-    assert f"data-dependent control flow at {HERE}:{_line(_branchy, 2)}" in msg
+def test_data_dependent_if_is_a_cond_at_the_users_line():
+    module = ivy_ir.trace(_branchy, (tf.ones((2, 3)),))
+    (cond,) = [op for op in module.entry.walk() if op.name == "ivy.cond"]
+    assert location_text(cond.location) == f"{HERE}:{_line(_branchy, 2)}:0"
+    c = ivy_ir.compile(_branchy, args=(tf.ones((2, 3)),), target="numpy")
+    for x in (np.ones((2, 3), np.float32), -np.ones((2, 3), np.float32)):
+        np.testing.assert_allclose(c(x), _branchy(tf.constant(x)).numpy())
 
 
 def test_data_dependent_if_without_autograph_names_the_line():
@@ -191,9 +191,12 @@ def _loop(x):
     return x
 
 
-def test_tensor_loop_is_reported_as_control_flow():
-    with pytest.raises(DataDependentControlFlowError, match="While \\(x1\\)"):
-        ivy_ir.trace(_loop, (tf.ones((2, 2)),))
+def test_tensor_loop_is_one_while_loop():
+    module = ivy_ir.trace(_loop, (tf.ones((2, 2)),))
+    assert str(module).count("ivy.while_loop") == 1
+    c = ivy_ir.compile(_loop, args=(tf.ones((2, 2)),), target="numpy")
+    for x in (np.ones((2, 2), np.float32), -np.ones((3, 2), np.float32)[:2]):
+        np.testing.assert_allclose(c(x), _loop(tf.constant(x)).numpy())
 
 
 def _located(x):

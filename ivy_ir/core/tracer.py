@@ -259,8 +259,10 @@ def _recorder(spec: OpSpec) -> Any:
     return op
 
 
-OPS = SimpleNamespace(**{name: _recorder(spec) for name, spec in SPECS.items()})
-"""Every registry op as a recording function: `OPS.add(x, 1)` on Tracers."""
+OPS = SimpleNamespace(**{name: _recorder(spec) for name, spec in SPECS.items()
+                         if not spec.regions})
+"""Every registry op as a recording function: `OPS.add(x, 1)` on Tracers (control-flow
+ops take bodies: `ivy_ir.core.control` records those)."""
 
 
 # ---- operators, methods and indexing of Tracer ----
