@@ -17,7 +17,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from ivy_ir.dialect import SPECS, OpSpec
+from ivy_ir.dialect import CONTROL, SPECS, OpSpec
 
 from .standard_signatures import SIGNATURES
 
@@ -45,6 +45,14 @@ PAPER_SIGNATURES = {"to_numpy": "x, /", "to_native": "x, /",
 """Functions of the 2021 API with no counterpart in the standard, or whose 2021 form
 differs from the registry op's (`scatter_nd` into zeros of `shape`; the op itself,
 scattering into an array, is `ivy.ops.scatter_nd`)."""
+
+NOT_GENERATED = {
+    "constant": "no function: an array met while tracing becomes one",
+    **{op: f"ivy.{op}: the facade's functional control flow (ivy/control_flow.py)"
+       for op in CONTROL},
+}
+"""Registry ops with no generated facade function, and what stands for each: the
+control-flow ops take functions as well as arrays, which no generated body can pass."""
 
 IGNORED_EXTRAS = frozenset({"device", "copy", "stable"})
 """Standard parameters that never change a result's values."""
@@ -162,7 +170,7 @@ def _catalogue() -> dict[str, FacadeFn]:
     fns.update({name: FacadeFn(name, parse_signature(text), None)
                 for name, text in PAPER_SIGNATURES.items()})
     for name, spec in SPECS.items():
-        if name not in fns and name != "constant":
+        if name not in fns and name not in NOT_GENERATED:
             fns[name] = _registry(spec)
     return fns
 

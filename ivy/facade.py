@@ -1,6 +1,7 @@
 """Everything the `ivy` module holds, installed on first use (see `ivy/__init__.py`):
 backend selection, the four backend namespaces, the backend-agnostic functions and
-dtype objects (which `set_backend` rebinds), and the routes into `ivy_ir`."""
+dtype objects (which `set_backend` rebinds), the stateful classes, the functional control
+flow (which follows the backend set by itself), and the routes into `ivy_ir`."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from .backend import (
     unset_backend,
     with_backend,
 )
+from .control_flow import EXPORTS as CONTROL_FLOW
 from .dtypes import DTYPE_OBJECTS as _DTYPES
 from .namespace import VERSION, namespace_values
 from .stateful import EXPORTS
@@ -48,5 +50,6 @@ def install(module_globals: dict[str, Any]) -> None:
     del agnostic["__functions__"]  # inference dispatches to backends, never to these
     module_globals.update(agnostic)
     module_globals.update(EXPORTS)
+    module_globals.update(CONTROL_FLOW)
     module_globals["__all__"] = sorted(k for k in module_globals if not k.startswith("_"))
     _backend.attach(module_globals, agnostic)

@@ -6,6 +6,9 @@ declares them, one dtype per operand group (promoted like the tracer does). Call
 tracers it records the op; called on arrays or scalars it runs the op's reference
 semantics (the NumPy rule, through `ivy_ir.core.evaluate`), so an eager result is what
 a compiled program computes. The differential tests of every op use it.
+
+The control-flow ops take functions for their regions, which no generated function
+can pass on: they are `ivy.cond`, `ivy.while_loop` and `ivy.scan` (`control_flow.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 
 from ivy_ir.core.evaluate import evaluate
 from ivy_ir.core.tracer import bind, find_graph, group_dtype, record_bound, scalar_dtype
-from ivy_ir.dialect import SPECS, OpSpec
+from ivy_ir.dialect import CONTROL, SPECS, OpSpec
 from ivy_ir.dialect.spec import GROUPED_CLASSES
 from ivy_ir.dialect.types import dtype_name
 
@@ -76,4 +79,4 @@ def _make(spec: OpSpec) -> Any:
     return op
 
 
-globals().update({name: _make(spec) for name, spec in SPECS.items()})
+globals().update({name: _make(spec) for name, spec in SPECS.items() if name not in CONTROL})
