@@ -13,9 +13,12 @@ tensor constants become constants. Every op's location is the innermost frame of
 code in torch's recorded stack trace.
 
 The rules live in one module per op family (`torch_math`: elementwise math and
-activations, `torch_reduce`, `torch_shape`, `torch_index`, `torch_nn`), each exposing its
-table; `TABLE` joins them here, and only here. Rules see the node through `torch_ctx.Ctx`
-(the torch `ImportContext`); capturing with `torch.export` is `torch_capture`'s.
+activations, `torch_reduce`, `torch_shape`, `torch_index`, `torch_nn`, `torch_recurrent`:
+LSTM/GRU/RNN as scans), each exposing its table; `TABLE` joins them here, and only here.
+Rules see the node through `torch_ctx.Ctx` (the torch `ImportContext`); capturing with
+`torch.export` is `torch_capture`'s. Higher-order ops (`torch.cond`, `torch.while_loop`,
+scan) are not table entries: the walker walks their body graphs into region ops
+(`torch_control`).
 """
 
 from __future__ import annotations
@@ -57,14 +60,16 @@ from .torch_capture import (
     user_frame,
     user_stacklevel,
 )
+from .torch_control import ControlFlow
 from .torch_ctx import Ctx, DataDependent, meta_spec, to_numpy
 from .torch_index import INDEX
 from .torch_math import ACTIVATIONS, BINARY, LOGICAL, MATH, ROUNDING, UNARY
 from .torch_nn import NN
+from .torch_recurrent import RECURRENT
 from .torch_reduce import REDUCE
 from .torch_shape import SHAPE
 
-TABLE = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN)
+TABLE = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RECURRENT)
 """ATen op (packet name, or `packet.overload` where overloads differ) -> rule."""
 ONE_TO_ONE: dict[str, str] = {**UNARY, **ACTIVATIONS, **ROUNDING, **BINARY, **LOGICAL}
 """The ATen ops with one registry op of the same meaning (ATen name -> registry op),
@@ -127,8 +132,10 @@ def _needs_decomposition(target: Any) -> bool:
 
 def _normalize(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
     """Functionalize in-place ops and decompose ops without a table entry (only those:
-    mapped ops such as linear or layer_norm stay whole)."""
-    targets = {n.target for n in ep.graph.nodes if n.op == "call_function"}
+    mapped ops such as linear or layer_norm stay whole), in the top-level graph and in
+    the bodies of higher-order ops alike."""
+    graphs = [g for g in ep.graph_module.modules() if isinstance(g, torch.fx.GraphModule)]
+    targets = {n.target for g in graphs for n in g.graph.nodes if n.op == "call_function"}
     if not any(_needs_decomposition(t) for t in targets):
         return ep
     table = torch.export.default_decompositions()
@@ -141,7 +148,7 @@ def _normalize(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram
 
 # ---- the walk ----
 
-class _Walker:
+class _Walker(ControlFlow):
     """Walks the exported graph once, node by node, dispatching on node kind."""
 
     def __init__(self, ep: torch.export.ExportedProgram, names: list[str] | None = None,
@@ -155,6 +162,9 @@ class _Walker:
         self.env: dict[Any, Any] = {}
         self.known: dict[SSAValue, np.ndarray] = {}
         self.locations: dict[str, Any] = {}
+        self.enclosing: Any = location(None, None)
+        """Location of the control-flow op whose body is being walked: that of the
+        body's nodes torch recorded without a frame of their own."""
 
     def run(self, name: str) -> Module:
         nodes = list(self.ep.graph.nodes)
@@ -172,35 +182,38 @@ class _Walker:
             if n not in self.env:
                 self.env[n] = self._state(n)
         out = next(n for n in nodes if n.op == "output")
-        live = self._live(out)
-        for node in nodes:
-            if node not in live:
-                continue
-            if node.op == "call_function":
-                b.at(self._location(node))
-                self.env[node] = self._call(node)
-            elif node.op == "get_attr":  # subgraphs of higher-order ops (torch.cond)
-                self.env[node] = node.target
+        self._walk(self.ep.graph_module, self._user_outputs(out))
         return b.finish(self._outputs(out), not self.ep.call_spec.out_spec.is_leaf(), name)
 
-    def _live(self, out: Any) -> set[Any]:
-        """Nodes the user's outputs depend on. Buffer mutations (running statistics of
-        a training-mode BatchNorm) are state updates the IR does not carry: they are
-        left out, with a warning."""
-        kinds = [s.kind for s in self.ep.graph_signature.output_specs]
-        if any(k == OutputKind.BUFFER_MUTATION for k in kinds):
-            warnings.warn("buffer updates made by the program (e.g. BatchNorm running "
-                          "statistics in training mode) are not imported",
-                          stacklevel=user_stacklevel())
-        todo = [a for a, k in zip(out.args[0], kinds)
-                if k == OutputKind.USER_OUTPUT and isinstance(a, torch.fx.Node)]
+    def _walk(self, graph: torch.fx.GraphModule, roots: list[Any]) -> None:
+        """Import the nodes of `graph` that `roots` depend on, in graph order."""
         live: set[Any] = set()
+        todo = list(roots)
         while todo:
             node = todo.pop()
             if node not in live:
                 live.add(node)
                 todo.extend(node.all_input_nodes)
-        return live
+        for node in graph.graph.nodes:
+            if node not in live:
+                continue
+            if node.op == "call_function":
+                self.b.at(self._location(node))
+                self.env[node] = self._call(node)
+            elif node.op == "get_attr":  # the body of a higher-order op (torch.cond)
+                self.env[node] = getattr(graph, node.target)
+
+    def _user_outputs(self, out: Any) -> list[Any]:
+        """The nodes of the user's outputs. Buffer mutations (running statistics of a
+        training-mode BatchNorm) are state updates the IR does not carry: they are left
+        out, with a warning."""
+        kinds = [s.kind for s in self.ep.graph_signature.output_specs]
+        if any(k == OutputKind.BUFFER_MUTATION for k in kinds):
+            warnings.warn("buffer updates made by the program (e.g. BatchNorm running "
+                          "statistics in training mode) are not imported",
+                          stacklevel=user_stacklevel())
+        return [a for a, k in zip(out.args[0], kinds)
+                if k == OutputKind.USER_OUTPUT and isinstance(a, torch.fx.Node)]
 
     def _kind(self, node: Any) -> Any:
         spec = self.specs.get(node.name)
@@ -235,8 +248,9 @@ class _Walker:
         trace = node.meta.get("stack_trace") or ""
         if trace not in self.locations:
             # the innermost user frame; inside a library module (nn.Linear called by
-            # export itself) the innermost torch frame, relative to torch's parent dir
-            frames = [(f, int(n)) for f, n in FRAME.findall(trace)]
+            # export itself) the innermost torch frame, relative to torch's parent dir;
+            # generated code (`<eval_with_key>`: a control-flow body) is no place
+            frames = [(f, int(n)) for f, n in FRAME.findall(trace) if not f.startswith("<")]
             users = [f for f in frames if user_frame(f[0])]
             if users:
                 self.locations[trace] = location(short_path(users[-1][0]), users[-1][1])
@@ -244,8 +258,8 @@ class _Walker:
                 file = os.path.relpath(frames[-1][0], os.path.dirname(TORCH_DIR[:-1]))
                 self.locations[trace] = location(file, frames[-1][1])
             else:
-                self.locations[trace] = location(None, None)
-        return self.locations[trace]
+                self.locations[trace] = None
+        return self.locations[trace] or self.enclosing
 
     def _where(self) -> str:
         return location_str(self.b.graph.location)
@@ -263,6 +277,8 @@ class _Walker:
         kwargs = {k: self._value(v) for k, v in node.kwargs.items()}
         if target is operator.getitem:
             return self._getitem(node, args)
+        if isinstance(target, torch._ops.HigherOrderOperator):
+            return self.control(node, args)
         if not isinstance(target, torch._ops.OpOverload):
             return self._python(node, target, args, kwargs)
         packet, overload = _packet(target)

@@ -165,6 +165,9 @@ def quiet() -> Iterator[None]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", FutureWarning)
+                # nn.LSTM/GRU/RNN re-list their own parameters in `_flat_weights`
+                # while called, which export reports as an unregistered attribute
+                warnings.filterwarnings("ignore", r"The tensor attributes self\._flat_weights")
                 yield
         finally:
             for lg, level in zip(loggers, levels):
