@@ -4,8 +4,8 @@ Inside the `tf.function` the lowering builds, these become graph control flow
 (functional `If`/`While` ops, XLA-compatible under `jit_compile`), differentiable by
 `tf.GradientTape`. A scan is a `tf.while_loop` over a step counter whose per-step
 outputs go into `tf.TensorArray`s, as `tf.scan` itself does, without stacking the
-carry at every step (`unroll`, a hint for XLA's JAX scan, is not used). The regions arrive as functions returning tuples (see
-`ivy_ir/core/reference_control.py`).
+carry at every step (`unroll`, a hint for XLA's JAX scan, is not used). The regions
+arrive as functions returning tuples (see `ivy_ir/core/reference_control.py`).
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@ Eager torch has no graph to put a loop in: a Python `if`/`while`/`for` over tens
 is how hand-written torch code loops, and autograd records through it, so gradients
 flow through every branch taken and every step. The regions arrive as functions
 returning tuples (see `ivy_ir/core/reference_control.py`).
+
+Under `torch.compile` (the `torch_compile=True` option) a branch or a loop on tensor
+data would break dynamo's graph, so there the kernels hand `cond` and `while_loop` to
+torch's own higher-order ops, `torch.cond` and `torch.while_loop`, which dynamo
+captures whole (their bodies may not return an input itself, so such outputs are
+copied); a scan has a static length, which dynamo unrolls.
 """
 
 from __future__ import annotations
@@ -13,20 +19,31 @@ from typing import Any
 
 import torch
 
-__all__ = ["run_cond", "run_scan", "run_while"]
+__all__ = ["run_cond", "run_scan", "run_while", "unaliased"]
 
 
 def run_cond(pred: Any, then: Callable[..., tuple], orelse: Callable[..., tuple],
              inputs: Sequence[Any]) -> tuple:
+    if torch.compiler.is_compiling():
+        return tuple(torch.cond(pred, lambda *a: unaliased(then, a),
+                                lambda *a: unaliased(orelse, a), tuple(inputs)))
     return then(*inputs) if bool(pred) else orelse(*inputs)
 
 
 def run_while(cond: Callable[..., tuple], body: Callable[..., tuple],
               inputs: Sequence[Any]) -> tuple:
+    if torch.compiler.is_compiling():
+        return tuple(torch.while_loop(lambda *c: cond(*c)[0], lambda *c: unaliased(body, c),
+                                      tuple(inputs)))
     carry = tuple(inputs)
     while bool(cond(*carry)[0]):
         carry = tuple(body(*carry))
     return carry
+
+
+def unaliased(region: Callable[..., tuple], args: tuple) -> tuple:
+    """The region's outputs, each one that is an argument itself copied."""
+    return tuple(o.clone() if any(o is a for a in args) else o for o in region(*args))
 
 
 def run_scan(body: Callable[..., tuple], inputs: Sequence[Any], num_carry: int, length: int,

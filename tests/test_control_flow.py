@@ -286,3 +286,24 @@ def test_scan_of_length_zero_gives_empty_stacks() -> None:
                 np.zeros((0, 3), np.float32), h0)
         np.testing.assert_array_equal(np.asarray(out[2]), h0)
         assert np.asarray(out[3]).shape == (0, 3), target
+
+
+def test_torch_compile_captures_branches_and_loops() -> None:
+    """Under `torch_compile=True`, cond and while_loop go through `torch.cond` and
+    `torch.while_loop` (dynamo would break its graph on Python control flow on data),
+    including bodies that return an argument unchanged (which torch.cond refuses)."""
+    module = ivy_ir.parse(LOOPS.replace("REVERSE", "false"))
+    c = ivy_ir.compile(module, target="torch", torch_compile=True)
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((5, 3)).astype(np.float32)
+    h0 = rng.standard_normal(3).astype(np.float32)
+    for n in (7, 0):
+        got = c(np.asarray(0.3, np.float32), np.asarray(n, np.int32), xs, h0)
+        for g, want in zip(got, _loops_reference(0.3, n, xs, h0, False)):
+            np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-6)
+    branch = ivy_ir.compile(ivy_ir.parse(_program("tensor<i1>", f"""
+        %s = ivy.sin %a : ({F32}) -> {F32}
+        ivy.yield %s : {F32}""", f"ivy.yield %b : {F32}")), target="torch", torch_compile=True)
+    x = np.array([0.5, 1.0, 2.0], np.float32)
+    np.testing.assert_allclose(np.asarray(branch(np.asarray(True), x)), np.sin(x), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(branch(np.asarray(False), x)), x)
