@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 __all__ = [
-    "avg_pool", "channels_first", "channels_restore", "conv", "conv_transpose",
+    "avg_pool", "channels_first", "channels_restore", "conv", "conv_transpose", "cudnn_weights",
     "eye", "float_remainder", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
     "torch_pads", "vector_norm",
 ]
@@ -162,3 +162,26 @@ def random_uniform(key, shape, low, high, top, dtype):
 def random_normal(key, shape, mean, std, dtype):
     g = torch.Generator(device=key.device).manual_seed(int(key))
     return torch.randn(shape, generator=g, dtype=dtype, device=key.device) * std + mean
+
+
+def cudnn_weights(weights, mode, input_size, hidden, proj, layers, batch_first,
+                  bidirectional):
+    # cuDNN runs a recurrent layer from one buffer holding all its weights, and copies
+    # them into a new one on every call when they lie apart (2x slower end to end on an
+    # H200). nn.RNNBase.flatten_parameters moves its parameters into such a buffer once;
+    # this does the same for the program's own parameters, as it does: their values do
+    # not change; tied ones (one tensor twice) stay apart, as one buffer would untie
+    # them, and tensors that are no parameters too, as their storage is not the
+    # program's. `proj`: the size of an LSTM's projection of h (0: none).
+    if not weights[0].is_cuda or not torch._use_cudnn_rnn_flatten_weight():
+        return weights
+    base = weights[0].untyped_storage().data_ptr()
+    if all(w.untyped_storage().data_ptr() == base for w in weights):
+        return weights  # in one buffer already
+    if all(isinstance(w, torch.nn.Parameter) for w in weights) and \
+            len({w.data_ptr() for w in weights}) == len(weights):
+        per = len(weights) // (layers * (2 if bidirectional else 1))
+        with torch.cuda.device_of(weights[0]), torch.no_grad():
+            torch._cudnn_rnn_flatten_weight(weights, per, input_size, mode, hidden, proj,
+                                            layers, batch_first, bidirectional)
+    return weights

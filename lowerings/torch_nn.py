@@ -163,6 +163,29 @@ def _group_norm(c: OpContext) -> str:
         f"{zeros} + {bias}.reshape({literal((-1,) + (1,) * (x.rank - 2))})"
 
 
+CUDNN_MODES = {"lstm": 2, "gru": 3, "tanh": 1, "relu": 0}
+"""cuDNN's `cudnnRNNMode_t` of each layer (what `torch.backends.cudnn.rnn.get_cudnn_mode`
+gives for torch's mode names)."""
+
+
+def _recurrent(c: OpContext) -> str:
+    """torch's own layer function, the one `nn.LSTM`/`nn.GRU`/`nn.RNN` call: their exact
+    semantics, and a fused kernel where torch has one (oneDNN, cuDNN), its weights kept
+    in one buffer on CUDA as those modules keep them (`cudnn_weights`). No dropout; the
+    train flag follows autograd, as cuDNN's backward needs the training forward."""
+    name = c.op.SPEC.name
+    kind = c.attrs["nonlinearity"] if name == "rnn" else name
+    states = [c.args["h0"]] + ([c.args["c0"]] if name == "lstm" else [])
+    size, hidden = (c.in_types[s].shape[-1] for s in ("h0", "c0" if name == "lstm" else "h0"))
+    weights = f"cudnn_weights({c.args['weights']}, {CUDNN_MODES[kind]}, " \
+        f"{c.in_types['x'].shape[-1]}, {hidden}, {0 if size == hidden else size}, " \
+        f"{c.lit('num_layers')}, {c.lit('batch_first')}, {c.lit('bidirectional')})"
+    hx = f"({', '.join(states)})" if name == "lstm" else states[0]
+    return f"torch.{'rnn_' if name == 'rnn' else ''}{kind}({c.args['x']}, {hx}, {weights}, " \
+        f"{c.lit('has_biases')}, {c.lit('num_layers')}, 0.0, torch.is_grad_enabled(), " \
+        f"{c.lit('bidirectional')}, {c.lit('batch_first')})"
+
+
 def _attention(c: OpContext) -> str:
     # torch refuses a mask together with is_causal: fold the causal mask into it; and a
     # mask may broadcast the batch beyond q, k and v, so q takes the output's batch
@@ -220,4 +243,7 @@ NN_RULES: dict[str, Rule] = {
     "batch_norm": _batch_norm,
     "group_norm": _group_norm,
     "scaled_dot_product_attention": _attention,
+    "lstm": _recurrent,
+    "gru": _recurrent,
+    "rnn": _recurrent,
 }

@@ -15,6 +15,7 @@ import numpy as np
 import op_refs_elementwise  # noqa: F401  (fill CASES)
 import op_refs_linalg  # noqa: F401
 import op_refs_nn  # noqa: F401
+import op_refs_recurrent  # noqa: F401
 import op_refs_shape  # noqa: F401
 from op_refs_common import CASES
 

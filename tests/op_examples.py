@@ -104,6 +104,12 @@ OVERRIDES: dict[str, tuple[Operands, dict[str, Any]]] = {
     "scaled_dot_product_attention": (["2x4x8xf32", "2x4x8xf32", "2x4x8xf32", None],
                                      {"causal": True}),
     "embedding": (["2x3xi64", "10x4xf32"], {}),
+    # (T, B, F) = (5, 2, 3), hidden 4; weights w_ih, w_hh, b_ih, b_hh
+    "lstm": (["5x2x3xf32", "1x2x4xf32", "1x2x4xf32",
+              ["16x3xf32", "16x4xf32", "16xf32", "16xf32"]], {}),
+    "gru": (["5x2x3xf32", "1x2x4xf32", ["12x3xf32", "12x4xf32", "12xf32", "12xf32"]], {}),
+    "rnn": (["5x2x3xf32", "1x2x4xf32", ["4x3xf32", "4x4xf32"]],
+            {"nonlinearity": "relu", "has_biases": False}),
     "random_uniform": (["i64"], {"shape": [2, 3]}),
     "random_normal": (["i64"], {"shape": [3], "std": 0.5}),
 }

@@ -1,8 +1,10 @@
-"""torch loops and branches imported as region ops: `nn.LSTM`/`nn.GRU`/`nn.RNN` as one
-`ivy.scan` per layer and direction (the IR does not grow with the sequence length),
-`torch.cond`, `torch.while_loop` and `torch._higher_order_ops.scan` with their bodies
-walked into `ivy.cond`, `ivy.while_loop` and `ivy.scan`; every target matches torch,
-and gradients through a compiled LSTM match torch's autograd on the module."""
+"""torch loops and branches: `nn.LSTM`/`nn.GRU`/`nn.RNN` imported as one
+`ivy.lstm`/`ivy.gru`/`ivy.rnn` each (torch's own kernel on the torch target, one
+`ivy.scan` per layer and direction elsewhere: the IR does not grow with the sequence
+length), `torch.cond`, `torch.while_loop` and `torch._higher_order_ops.scan` with their
+bodies walked into the region ops `ivy.cond`, `ivy.while_loop` and `ivy.scan`; every
+target matches torch, and gradients through the compiled layers on torch and JAX match
+torch's autograd on the module."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from torch._higher_order_ops.scan import scan
 from zoo_common import TARGETS
 
 import ivy_ir
+from ivy_ir.core.decompose import decompose_ops
 from ivy_ir.core.errors import UnsupportedOpsError
 
 rng = np.random.default_rng(5)
@@ -57,7 +60,8 @@ def _seeded(make):
 # ---- recurrent layers ----
 
 RECURRENT = {
-    # name: (module, example arguments for a sequence of length T)
+    # name: (module, example arguments for a sequence of length T); the op is the name's
+    # first word
     "lstm": (lambda: nn.LSTM(8, 16, num_layers=2, bidirectional=True, batch_first=True),
              lambda t: (_f32(3, t, 8),)),
     "lstm_h0_c0": (lambda: nn.LSTM(8, 16, num_layers=2, bidirectional=True, batch_first=True),
@@ -75,16 +79,21 @@ RECURRENT = {
 def test_recurrent_layer_on_every_target(name):
     make, inputs = RECURRENT[name]
     module = _check_targets(_seeded(make), inputs(6))
-    assert "ivy.scan" in str(module)
+    assert str(module).count(f"= ivy.{name.split('_')[0]} ") == 1
     assert ivy_ir.trace(_seeded(make), inputs(50)).op_count() == module.op_count()
 
 
-def test_lstm_scans_once_per_layer_and_direction():
+def test_lstm_is_one_op_that_expands_to_a_scan_per_layer_and_direction():
     make, inputs = RECURRENT["lstm"]
     module = ivy_ir.trace(_seeded(make), inputs(5))
-    assert str(module).count("ivy.scan") == 4
+    text = str(module)
+    assert text.count("= ivy.lstm ") == 1 and "ivy.scan" not in text
     names = {a.param for a in module.args() if a.param}
     assert "weight_hh_l1_reverse" in names and "bias_ih_l0" in names
+    expanded = module.op.clone()
+    decompose_ops(expanded, {"lstm"})
+    assert str(expanded).count("= ivy.scan ") == 4 and "ivy.lstm" not in str(expanded)
+    assert "torch.lstm(" in ivy_ir.compile(module, target="torch").source
 
 
 def test_dropout_between_layers_in_training_is_refused():
@@ -94,16 +103,10 @@ def test_dropout_between_layers_in_training_is_refused():
         ivy_ir.trace(lstm, (_f32(5, 2, 4),))
 
 
-def _loss(out, weights):
-    """A loss reading every output: the sequence output and both final states."""
-    seq, (h, c) = out
-    return (seq * weights).sum() + (h ** 2).sum() + c.sum()
-
-
-def _torch_grads(lstm: nn.LSTM, x: torch.Tensor, weights: torch.Tensor):
-    x = x.clone().requires_grad_(True)
-    _loss(lstm(x), weights).backward()
-    return x.grad.numpy(), {k: p.grad.numpy() for k, p in lstm.named_parameters()}
+def _loss(outs, weights, square):
+    """A loss reading every output (the sequence and the final states), one squared."""
+    seq, h, *cell = outs
+    return (seq * weights).sum() + square(h).sum() + sum(c.sum() for c in cell)
 
 
 def _close(got: dict, want: dict) -> None:
@@ -113,26 +116,31 @@ def _close(got: dict, want: dict) -> None:
                                    err_msg=k)
 
 
-def test_lstm_gradients_on_torch_and_jax():
-    lstm = _seeded(RECURRENT["lstm"][0])
-    x, weights = _f32(3, 6, 8), _f32(3, 6, 32)
-    want_x, want = _torch_grads(lstm, x, weights)
+@pytest.mark.parametrize("name", ["lstm", "gru", "rnn_tanh"])
+def test_gradients_on_torch_and_jax_match_torch_autograd(name):
+    make, inputs = RECURRENT[name]
+    model = _seeded(make)
+    args = inputs(6)
+    weights = _f32(*_flat(model(*args))[0].shape)
+    xs = [a.clone().requires_grad_(True) for a in _flat(args)]
+    _loss(_flat(model(*xs)), weights, torch.square).backward()
+    want_x = [x.grad.numpy() for x in xs]
+    want = {k: p.grad.numpy() for k, p in model.named_parameters()}
 
-    c = ivy_ir.compile(lstm, target="torch", args=(x,))
-    xt = x.clone().requires_grad_(True)
-    seq, h, cell = c.module(xt)
-    _loss((seq, (h, cell)), weights).backward()
-    np.testing.assert_allclose(xt.grad.numpy(), want_x, rtol=1e-4, atol=1e-5)
+    c = ivy_ir.compile(model, target="torch", args=args)
+    xs = [a.clone().requires_grad_(True) for a in _flat(args)]
+    _loss(c.module(*xs), weights, torch.square).backward()
+    _close({i: x.grad.numpy() for i, x in enumerate(xs)}, dict(enumerate(want_x)))
     _close({k: p.grad.numpy() for k, p in c.params.items()}, want)
 
-    j = ivy_ir.compile(lstm, target="jax", args=(x,))
+    j = ivy_ir.compile(model, target="jax", args=args)
 
-    def loss(params, xs):
-        seq, h, cell = j.apply(params, xs)
-        return _loss((seq, (h, cell)), jnp.asarray(weights.numpy()))
-    grads, grad_x = jax.grad(loss, argnums=(0, 1))(j.params, jnp.asarray(x.numpy()))
-    np.testing.assert_allclose(np.asarray(grad_x), want_x, rtol=1e-4, atol=1e-5)
-    _close(grads, want)
+    def loss(params, *xs):
+        return _loss(j.apply(params, *xs), jnp.asarray(weights.numpy()), jnp.square)
+    grads = jax.grad(loss, argnums=tuple(range(len(xs) + 1)))(
+        j.params, *(jnp.asarray(a.numpy()) for a in _flat(args)))
+    _close(dict(enumerate(np.asarray(g) for g in grads[1:])), dict(enumerate(want_x)))
+    _close(grads[0], want)
 
 
 # ---- torch.cond, torch.while_loop, scan ----

@@ -213,3 +213,7 @@ def _expand(op: IvyOp) -> None:
         old.replace_all_uses_with(new.value)
     op.detach()
     op.erase()
+
+
+# the recurrent layers' decompositions build scans; they register on import
+from . import decompose_recurrent  # noqa: E402, F401

@@ -4,8 +4,8 @@ The NumPy lowering emits these rules as source, and the reference evaluator
 (`evaluate.py`) runs them on arrays for constant folding, static values in importers
 and the facade's eager calls, so all of them compute exactly the same thing. Ops NumPy
 has no single call for use the pure-NumPy kernels of `reference_kernels.py`,
-`reference_nn_kernels.py` and `resample.py`; composite ops without a rule here are
-computed through their decomposition.
+`reference_nn_kernels.py`, `reference_recurrent.py` and `resample.py`; composite ops
+without a rule here are computed through their decomposition.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from ..dialect.types import numpy_dtype
 from . import reference_control as C
 from . import reference_kernels as K
 from . import reference_nn_kernels as NN
+from . import reference_recurrent as R
 from . import resample
 from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, pad_rule, reduce_call, slice_rule, solve
 from .rules import (
@@ -88,6 +89,13 @@ NUMPY_RULES: dict[str, Rule] = {
     "embedding": "np.take({weight}, {indices}, axis=0)",
     **LAYER_KERNEL_CALLS,
     **CONTROL_CALLS,
+    # recurrent layers: their decompositions are scans, which the evaluator cannot run
+    "lstm": ("recurrent_layers('lstm', {x}, [{h0}, {c0}], {weights}, {num_layers}, "
+             "{bidirectional}, {has_biases}, {batch_first})"),
+    "gru": ("recurrent_layers('gru', {x}, [{h0}], {weights}, {num_layers}, {bidirectional}, "
+            "{has_biases}, {batch_first})"),
+    "rnn": ("recurrent_layers({nonlinearity}, {x}, [{h0}], {weights}, {num_layers}, "
+            "{bidirectional}, {has_biases}, {batch_first})"),
     # random: the same key gives the same stream (negative keys wrap: default_rng wants >= 0)
     "random_uniform": "random_uniform({key}, {low}, {high}, {shape}, {dtype})",
     "random_normal": ("np.random.default_rng(int({key}) % 2**64).normal({mean}, {std}, {shape})"
@@ -102,6 +110,6 @@ def numpy_dtype_spelling(name: str) -> str:
 
 
 REFERENCE = RuleTable(name="numpy", rules=NUMPY_RULES, dtype=numpy_dtype_spelling,
-                      namespace="np", helpers=collect_helpers(K, NN, resample, C),
+                      namespace="np", helpers=collect_helpers(K, NN, R, resample, C),
                       scalar="np.asarray({})")
 """The NumPy rule table: the NumPy lowering's rules, and what the evaluator runs."""

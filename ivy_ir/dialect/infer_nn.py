@@ -301,3 +301,45 @@ def _attention(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
               f"of shape {scores}")
         batch = full[:-2]
     return [q.with_(shape=batch + (q.shape[-2], v.shape[-1]))]
+
+
+# ---- recurrent layers ----
+
+def _recurrent(ins: list[Any], a: dict[str, Any], gates: int) -> list[TensorSpec]:
+    """torch's shapes for nn.LSTM/GRU/RNN (see ops.spec). Every target but torch runs the
+    layer as a scan over time that splits the gates at fixed sizes, so the sequence
+    length and every size but the batch must be static; torch refuses empty ones."""
+    x, h0, *states, weights = ins
+    layers, dirs = a["num_layers"], 2 if a["bidirectional"] else 1
+    check(layers >= 1, f"num_layers must be >= 1, got {layers}")
+    check(x.rank == 3, f"x must be a batch of sequences, of rank 3, got rank {x.rank}")
+    steps, batch = (x.shape[1], x.shape[0]) if a["batch_first"] else x.shape[:2]
+    for s, what in zip([h0, *states], ("h0", "c0")):
+        check(s.rank == 3 and s.shape[0] == layers * dirs,
+              f"{what} must be ({layers * dirs}, batch, size), got {s.shape}")
+        batch = merge_dim(batch, s.shape[1], f"the batch sizes of x and {what} differ")
+    size = h0.shape[2]
+    hidden = states[0].shape[2] if states else size
+    dims = (steps, x.shape[2], size, hidden)
+    check(all(d is not None and d >= 1 for d in dims), "the sequence length, features and "
+          f"state sizes must be static and positive, got {dims}")
+    check(size <= hidden, f"h0 ({size}) is wider than c0 ({hidden}): a projection narrows h")
+
+    def chunk(features: int) -> list[tuple[int, ...]]:
+        shapes = [(gates * hidden, features), (gates * hidden, size)]
+        shapes += [(gates * hidden,)] * (2 if a["has_biases"] else 0)
+        return shapes + ([(size, hidden)] if size != hidden else [])
+    want = [s for layer in range(layers) for _ in range(dirs)
+            for s in chunk(x.shape[2] if layer == 0 else dirs * size)]
+    check(len(weights) == len(want), f"{layers} layer(s) x {dirs} direction(s) take "
+          f"{len(want)} weights, got {len(weights)}")
+    for k, (w, s) in enumerate(zip(weights, want)):
+        check(w.shape == s, f"weight #{k} must have shape {s}, got {w.shape}")
+    seq = (batch, steps) if a["batch_first"] else (steps, batch)
+    return [x.with_(shape=(*seq, dirs * size)), *(x.with_(shape=(layers * dirs, batch, d))
+                                                  for d in (size, hidden)[:1 + len(states)])]
+
+
+rule("lstm")(lambda ins, a: _recurrent(ins, a, 4))
+rule("gru")(lambda ins, a: _recurrent(ins, a, 3))
+rule("rnn")(lambda ins, a: _recurrent(ins, a, 1))

@@ -56,6 +56,18 @@ builtin.module {
     %2 = ivy.embedding %0, %1 : (tensor<2x3xi64>, tensor<10x4xf32>) -> tensor<2x3x4xf32>
     func.return %2 : tensor<2x3x4xf32>
   }
+  func.func @lstm(%0: tensor<5x2x3xf32>, %1: tensor<1x2x4xf32>, %2: tensor<1x2x4xf32>, %3: tensor<16x3xf32>, %4: tensor<16x4xf32>, %5: tensor<16xf32>, %6: tensor<16xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) {
+    %7, %8, %9 = ivy.lstm %0, %1, %2, %3, %4, %5, %6 : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+    func.return %7, %8, %9 : tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>
+  }
+  func.func @gru(%0: tensor<5x2x3xf32>, %1: tensor<1x2x4xf32>, %2: tensor<12x3xf32>, %3: tensor<12x4xf32>, %4: tensor<12xf32>, %5: tensor<12xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>) {
+    %6, %7 = ivy.gru %0, %1, %2, %3, %4, %5 : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<12x3xf32>, tensor<12x4xf32>, tensor<12xf32>, tensor<12xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>)
+    func.return %6, %7 : tensor<5x2x4xf32>, tensor<1x2x4xf32>
+  }
+  func.func @rnn(%0: tensor<5x2x3xf32>, %1: tensor<1x2x4xf32>, %2: tensor<4x3xf32>, %3: tensor<4x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>) {
+    %4, %5 = ivy.rnn %0, %1, %2, %3 {nonlinearity = "relu", has_biases = false} : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>)
+    func.return %4, %5 : tensor<5x2x4xf32>, tensor<1x2x4xf32>
+  }
 }
 
 // CHECK-LABEL: func.func @linear(%0: tensor<2x3xf32>, %1: tensor<4x3xf32>, %2: tensor<4xf32>) -> tensor<2x4xf32> {
@@ -110,6 +122,18 @@ builtin.module {
 // CHECK-NEXT: %2 = ivy.embedding %0, %1 : (tensor<2x3xi64>, tensor<10x4xf32>) -> tensor<2x3x4xf32>
 // CHECK-NEXT: func.return %2 : tensor<2x3x4xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @lstm(%0: tensor<5x2x3xf32>, %1: tensor<1x2x4xf32>, %2: tensor<1x2x4xf32>, %3: tensor<16x3xf32>, %4: tensor<16x4xf32>, %5: tensor<16xf32>, %6: tensor<16xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) {
+// CHECK-NEXT: %7, %8, %9 = ivy.lstm %0, %1, %2, %3, %4, %5, %6 : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+// CHECK-NEXT: func.return %7, %8, %9 : tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @gru(%0: tensor<5x2x3xf32>, %1: tensor<1x2x4xf32>, %2: tensor<12x3xf32>, %3: tensor<12x4xf32>, %4: tensor<12xf32>, %5: tensor<12xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>) {
+// CHECK-NEXT: %6, %7 = ivy.gru %0, %1, %2, %3, %4, %5 : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<12x3xf32>, tensor<12x4xf32>, tensor<12xf32>, tensor<12xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>)
+// CHECK-NEXT: func.return %6, %7 : tensor<5x2x4xf32>, tensor<1x2x4xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @rnn(%0: tensor<5x2x3xf32>, %1: tensor<1x2x4xf32>, %2: tensor<4x3xf32>, %3: tensor<4x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>) {
+// CHECK-NEXT: %4, %5 = ivy.rnn %0, %1, %2, %3 {nonlinearity = "relu", has_biases = false} : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>)
+// CHECK-NEXT: func.return %4, %5 : tensor<5x2x4xf32>, tensor<1x2x4xf32>
+// CHECK-NEXT: }
 // GENERIC: %3 = "ivy.linear"(%0, %1, %2) : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
 // GENERIC: %3 = "ivy.conv"(%0, %1, %2) <{strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}> : (tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
 // GENERIC: %2 = "ivy.conv_transpose"(%0, %1) <{strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 1, 1>, dilations = array<i64: 1, 1>}> : (tensor<1x4x4x4xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x8x8xf32>
@@ -123,3 +147,6 @@ builtin.module {
 // GENERIC: %3 = "ivy.group_norm"(%0, %1, %2) <{num_groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1>}> : (tensor<2x4x5xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x5xf32>
 // GENERIC: %3 = "ivy.scaled_dot_product_attention"(%0, %1, %2) <{causal = true}> : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
 // GENERIC: %2 = "ivy.embedding"(%0, %1) : (tensor<2x3xi64>, tensor<10x4xf32>) -> tensor<2x3x4xf32>
+// GENERIC: %7, %8, %9 = "ivy.lstm"(%0, %1, %2, %3, %4, %5, %6) : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+// GENERIC: %6, %7 = "ivy.gru"(%0, %1, %2, %3, %4, %5) : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<12x3xf32>, tensor<12x4xf32>, tensor<12xf32>, tensor<12xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>)
+// GENERIC: %4, %5 = "ivy.rnn"(%0, %1, %2, %3) <{nonlinearity = "relu", has_biases = false}> : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>)
