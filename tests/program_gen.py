@@ -8,6 +8,9 @@ picks an op family (`FAMILIES`), then an op from that family's table (in
 programs are chains more than forests), new inputs, or constants (among them the
 neutral elements 0 and 1 that canonicalization looks for).
 
+One family wraps sub-programs in control flow (`program_control.py`): a `cond`, a
+`scan` or a bounded `while_loop` whose bodies are drawn by the same families.
+
 Domains hold by construction: an op with a restricted domain gets a prefix that maps
 any value into it (`abs(x) + 1` before log, `tanh(x) / 2` before asin, a clip before
 exp). Inputs are exact (multiples of 1/8, small integers), so no NaN or overflow comes
@@ -25,6 +28,7 @@ from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
+from program_control import control
 from program_tables import (
     BINARY,
     CLASSES,
@@ -103,6 +107,16 @@ class Builder:
         self.pool: list[Tracer] = []
         self.inputs: list[np.ndarray] = []
         self.families: set[str] = set()
+        self.depth = 0  # how many region bodies the current step is inside
+
+    def step(self) -> None:
+        """One step: a family's op(s), its value joining the pool. Hostile programs draw
+        no control flow (`agreement.culprit` runs ops alone, and no region op alone)."""
+        names = [f for f in FAMILIES if not (self.hostile and f == "control")]
+        family = self.rng.choices(names, [WEIGHTS.get(f, 1) for f in names])[0]
+        if (value := FAMILIES[family](self)) is not None:
+            self.families.add(family)
+            self.pool.append(value)
 
     def pick(self, options: Any) -> Any:
         return self.rng.choice(tuple(options))
@@ -357,12 +371,14 @@ def select(b: Builder) -> Tracer:
 FAMILIES: dict[str, Callable[[Builder], Tracer | None]] = {
     "unary": unary, "binary": binary, "neutral": neutral, "astype": astype,
     "shape": shape_op, "reduction": reduction, "matmul": matmul, "composite": composite,
-    "layer": layer, "select": select,
+    "layer": layer, "select": select, "control": control,
 }
-WEIGHTS = {"unary": 2, "binary": 2, "neutral": 2}
+WEIGHTS = {"unary": 2, "binary": 2, "neutral": 2, "control": 0.5}
 """Relative frequency of a family (default 1): the two largest op tables come up twice
 as often, so each of their ops appears about as often as a shape op or a reduction, and
-so do the neutral constants and identities, which most rewrites are about."""
+so do the neutral constants and identities, which most rewrites are about. Control flow
+comes up half as often: one such step grows bodies of several steps (one program in
+seven holds some, and takes about twice as long to check)."""
 
 
 @st.composite
@@ -380,14 +396,11 @@ def build_program(seed: int, hostile: bool = False) -> Program:
                                   b.pick(DTYPES)))
     target = b.integer(2, MAX_OPS)
     for step in range(1, 3 * MAX_OPS):
-        if len(b.block.ops) >= target:
+        if sum(1 for _ in b.block.walk()) >= target:  # ops in bodies count too
             break
-        family = b.rng.choices(list(FAMILIES), [WEIGHTS.get(f, 1) for f in FAMILIES])[0]
         # a location per step, so a report points at the step an op came from
         b.graph.location = FileLineColLoc(StringAttr("program.py"), IntAttr(step), IntAttr(1))
-        if (value := FAMILIES[family](b)) is not None:
-            b.families.add(family)
-            b.pool.append(value)
+        b.step()
     # results: the last value and some of the other unused ones (the rest is dead code)
     outs = [b.pool[-1], *[v for v in b.pool[:-1] if not v.value.uses and b.chance(0.5)][:3]]
     b.block.add_op(func.ReturnOp(*[o.value for o in outs]))

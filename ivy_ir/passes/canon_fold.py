@@ -36,12 +36,15 @@ def folder(limit: int = FOLD_LIMIT) -> Rule:
     NumPy lowering's own rules), when every result has at most `limit` elements.
 
     Ops without operands (zeros, arange, ...) are already as compact as a constant and
-    stay, but count as constants where they feed another op.
+    stay, but count as constants where they feed another op. Control-flow ops are
+    never evaluated here (the reference evaluator runs single ops, not regions): their
+    own rules (`canon_control.py`) fold them, and the ops inside their bodies fold as
+    any other.
     Float results are NumPy's; another target may round a transcendental function
     differently in the last place, as it may for the same op at run time."""
 
     def rule(op: IvyOp, emit: Emit) -> Replacement:
-        if op.SPEC.name in NOT_FOLDED or not op.operands or \
+        if op.SPEC.name in NOT_FOLDED or op.SPEC.regions or not op.operands or \
                 not all(is_constant_like(v) for v in op.operands):
             return None
         outs = [TensorSpec.from_xdsl(r.type) for r in op.results]
@@ -88,10 +91,12 @@ def _evaluate(op: IvyOp, groups: list[Any]) -> list[np.ndarray] | None:
 
 def drop_defaults(op: IvyOp, emit: Emit) -> Replacement:
     """op{attr = its default} -> op: builders never store defaults, so parsed IR that
-    spells them out must lose them too, or `cse` sees two spellings of one op."""
+    spells them out must lose them too, or `cse` sees two spellings of one op. (A
+    control-flow op is rebuilt around copies of its regions.)"""
     values = op.attr_values()
     if not any(a.name in op.properties and a.default is not None
                and values[a.name] == a.default for a in op.SPEC.attrs):
         return None
-    new = emit.build(op.SPEC.name, *op.operand_groups(), **values)
+    new = emit.build(op.SPEC.name, *op.operand_groups(),
+                     regions=[r.clone() for r in op.regions], **values)
     return list(new.results)

@@ -50,6 +50,14 @@ class Emit:
         """The (first) result of a new `ivy.<name>` op."""
         return self.build(name, *operands, **attrs).results[0]
 
+    def clone(self, op: Operation, mapping: dict[SSAValue, SSAValue]) -> Operation:
+        """A copy of an existing op (a body op being inlined or hoisted out of its region),
+        its operands looked up in `mapping`, which learns the copy's results; the copy
+        keeps the op's location."""
+        new = op.clone(value_mapper=mapping)
+        self.ops.append(new)
+        return new
+
     def discard(self) -> None:
         """Drop the ops built so far (they hold uses of their operands until erased)."""
         for new in reversed(self.ops):
@@ -119,9 +127,11 @@ def splat(value: SSAValue | None) -> np.generic | None:
 
 
 def is_constant_like(value: SSAValue) -> bool:
-    """Produced by an op without operands (constant, zeros, full, arange, ...)."""
+    """Produced by an op without operands (constant, zeros, full, arange, ...); a
+    control-flow op without operands (a scan over nothing) computes its regions, so it
+    is none."""
     op = producer(value)
-    return op is not None and not op.operands
+    return op is not None and not op.operands and not op.SPEC.regions
 
 
 def size(value: SSAValue) -> int | None:

@@ -14,6 +14,13 @@ share every rule and differ only in which rows they run:
 | compositions (`reshape` of `reshape`, lossless `astype` chains, ...) | | yes |
 | algebra (`-(-x)`, `x ** 2`, `x * 0` on ints, `x - x` on ints, ...) | | yes |
 | constant folding, default attributes, commutative operand order | | yes |
+| control flow (branch folding, short scans, loop invariants, dead carries) | | yes |
+
+The walk enters the bodies of control-flow ops, and every rule works there as in a
+function: a body is isolated from above, so the producer a rule reads and the ops it
+emits (before the matched op) are the body's own. The control-flow ops' own rows
+(`canon_control.py`) inline, hoist and prune regions; constant folding never evaluates
+a region op.
 
 The pass also runs xDSL's own canonicalization patterns and folders (for the `func`
 and `builtin` ops around the ivy ones) in the same walk, then region DCE, so it keeps
@@ -42,6 +49,7 @@ from ..dialect import IvyOp
 from ..dialect.attrs import AttrError
 from ..dialect.infer import InferError
 from .canon_algebra import ALGEBRA_RULES, NEUTRAL_RULES
+from .canon_control import REGION_RULES
 from .canon_fold import FOLD_LIMIT, drop_defaults, folder
 from .canon_match import Emit, Rule, merge
 from .canon_order import order_rules
@@ -50,7 +58,7 @@ from .canon_shape import COMPOSE_RULES, IDENTITY_RULES, ROUND_TRIP_RULES
 WRAPPER_RULES = merge(IDENTITY_RULES, ROUND_TRIP_RULES, NEUTRAL_RULES)
 """What `strip-wrappers` removes: ops that hand their input back unchanged."""
 
-CANONICAL_RULES = merge(WRAPPER_RULES, COMPOSE_RULES, ALGEBRA_RULES)
+CANONICAL_RULES = merge(WRAPPER_RULES, COMPOSE_RULES, ALGEBRA_RULES, REGION_RULES)
 """Everything `canonicalize` does op by op, but for the operand order of commutative
 ops (which keeps block positions per run) and the rules of every op (constant folding
 and default attributes, tried first)."""
@@ -63,7 +71,9 @@ class IvyRewrites(RewritePattern):
     The replacement ops a rule built are inserted only when the answer has exactly the
     op's result types; otherwise (or when building them failed type inference) the rule
     does not apply, so no rule can change a result type or leave a partial rewrite. A
-    rule that changed the op in place (operand order) answers with the op's results."""
+    rule that changed the op in place (operand order) answers with the op's results. A
+    rule that drops results (dead values of a control-flow op) answers None for them,
+    which only a result without uses accepts."""
 
     rules: Mapping[str, Sequence[Rule]]
     every_op: Sequence[Rule] = field(default=())
@@ -81,11 +91,17 @@ class IvyRewrites(RewritePattern):
             if values == list(op.results):  # the rule changed the op in place
                 rewriter.notify_op_modified(op)
                 return
-            if got is None or [v.type for v in values] != [r.type for r in op.results]:
+            if got is None or not _fits(values, op.results):
                 emit.discard()
                 continue
             rewriter.replace(op, emit.ops, values)
             return
+
+
+def _fits(values: Sequence[SSAValue | None], results: Sequence[SSAValue]) -> bool:
+    """Each result gets a value of its own type, or None where it has no uses."""
+    return len(values) == len(results) and all(
+        not r.uses if v is None else v.type == r.type for v, r in zip(values, results))
 
 
 def canonicalize_patterns(fold_limit: int = FOLD_LIMIT) -> list[RewritePattern]:

@@ -52,4 +52,4 @@ func.func @stray_yield(%x: tensor<4xf32>) -> tensor<4xf32> {
   %h = ivy.exp %x : (tensor<4xf32>) -> tensor<4xf32>
   ivy.yield %h : tensor<4xf32>
 }
-// CHECK: 'ivy.yield' expects parent op 'ivy.fused'
+// CHECK: 'ivy.yield' expects parent op to be one of 'ivy.fused', 'ivy.cond', 'ivy.while_loop', 'ivy.scan'
