@@ -171,3 +171,44 @@ def test_torch_backprop_through_an_imported_scan():
     (torch.sum(last ** 2) + torch.sum(hs * torch.arange(6.0))).backward()
     for k, want in _source_grads().items():
         np.testing.assert_allclose(params[k].grad.numpy(), want, rtol=1e-4, atol=1e-6)
+
+
+def test_tensorflow_gradient_through_an_imported_scan():
+    import tensorflow as tf
+
+    c = ivy_ir.compile(rnn_loss, target="tensorflow", args=(XS, H0), params=PARAMS)
+    params = {k: tf.Variable(v) for k, v in PARAMS.items()}
+    with tf.GradientTape() as tape:
+        last, hs = c.apply(params, tf.constant(XS), tf.constant(H0))
+        loss = tf.reduce_sum(last ** 2) + tf.reduce_sum(hs * tf.range(6.0))
+    got = tape.gradient(loss, params)
+    for k, want in _source_grads().items():
+        np.testing.assert_allclose(got[k].numpy(), want, rtol=1e-4, atol=1e-6)
+
+
+def test_flax_rnn_of_lstm_cells_is_one_scan_on_every_target():
+    import flax.linen as nn
+
+    model = nn.RNN(nn.LSTMCell(16))
+    x = _f32(2, 7, 8)
+    variables = model.init(jax.random.key(0), x)
+    want = np.asarray(model.apply(variables, x))
+    module = ivy_ir.trace(model, (x,), params=variables)
+    assert _ops(module).count("scan") == 1
+    for target in TARGETS:
+        got = ivy_ir.compile(module, target=target)(x)
+        got = got.detach() if isinstance(got, torch.Tensor) else got
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+
+    c = ivy_ir.compile(module, target="jax")
+
+    def loss(apply, p):
+        return jnp.sum(jnp.tanh(apply(p, x)) * jnp.linspace(-1.0, 1.0, 16))
+    got = jax.grad(lambda p: loss(lambda q, v: c.apply(q, v), p))(c.trainable_params)
+    source = jax.grad(lambda p: loss(lambda q, v: model.apply(q, v), p))(variables)
+    flat = {".".join(str(getattr(k, "key", k)) for k in path): v
+            for path, v in jax.tree_util.tree_leaves_with_path(source)}
+    assert set(flat) == set(got)
+    for name, want_grad in flat.items():
+        np.testing.assert_allclose(np.asarray(got[name]), np.asarray(want_grad),
+                                   rtol=1e-4, atol=1e-6)
