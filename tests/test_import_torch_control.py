@@ -103,10 +103,10 @@ def test_dropout_between_layers_in_training_is_refused():
         ivy_ir.trace(lstm, (_f32(5, 2, 4),))
 
 
-def _loss(outs, weights, square):
+def _loss(outs, weights, square, total=lambda v: v.sum()):
     """A loss reading every output (the sequence and the final states), one squared."""
     seq, h, *cell = outs
-    return (seq * weights).sum() + square(h).sum() + sum(c.sum() for c in cell)
+    return total(seq * weights) + total(square(h)) + sum(total(c) for c in cell)
 
 
 def _close(got: dict, want: dict) -> None:
@@ -117,7 +117,7 @@ def _close(got: dict, want: dict) -> None:
 
 
 @pytest.mark.parametrize("name", ["lstm", "gru", "rnn_tanh"])
-def test_gradients_on_torch_and_jax_match_torch_autograd(name):
+def test_gradients_on_torch_jax_and_tensorflow_match_torch_autograd(name):
     make, inputs = RECURRENT[name]
     model = _seeded(make)
     args = inputs(6)
@@ -141,6 +141,19 @@ def test_gradients_on_torch_and_jax_match_torch_autograd(name):
         j.params, *(jnp.asarray(a.numpy()) for a in _flat(args)))
     _close(dict(enumerate(np.asarray(g) for g in grads[1:])), dict(enumerate(want_x)))
     _close(grads[0], want)
+
+    import tensorflow as tf
+
+    t = ivy_ir.compile(model, target="tensorflow", args=args)
+    params = {k: tf.Variable(v) for k, v in t.params.items()}
+    xs = [tf.constant(a.numpy()) for a in _flat(args)]
+    with tf.GradientTape() as tape:
+        tape.watch(xs)
+        out = _loss(t.apply(params, *xs), tf.constant(weights.numpy()), tf.square,
+                    tf.reduce_sum)
+    gx, gp = tape.gradient(out, (xs, params))
+    _close({i: g.numpy() for i, g in enumerate(gx)}, dict(enumerate(want_x)))
+    _close({k: g.numpy() for k, g in gp.items()}, want)
 
 
 # ---- torch.cond, torch.while_loop, scan ----
