@@ -252,3 +252,14 @@ def test_jax_gradients_through_a_compiled_lstm():
     params = jax.tree_util.tree_map(jnp.asarray, c.trainable_params)
     by_params, by_x = jax.grad(loss, argnums=(0, 1))(params, jnp.asarray(XS))
     _close({"x": by_x, **by_params}, want)
+
+
+def test_torch_gradients_through_a_compiled_lstm():
+    import torch
+
+    model, want = _tf_grads()
+    c = ivy_ir.compile(model, target="torch", args=(XS,))
+    x = torch.tensor(XS, requires_grad=True)
+    out = c(x)
+    (torch.sum(out * torch.arange(1.0, 5.0)) + torch.sum(out ** 2)).backward()
+    _close({"x": x.grad.numpy(), **{k: p.grad.numpy() for k, p in c.params.items()}}, want)
