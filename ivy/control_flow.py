@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
+import lowerings
 from ivy_ir.core.control import emit_cond, emit_scan, emit_while
 from ivy_ir.core.graph import Graph
 from ivy_ir.core.tracer import Tracer, scalar_dtype
@@ -107,9 +108,10 @@ def _on_jax(*trees: Any) -> bool:
 
 
 def _lax() -> Any:
-    import jax  # already loaded: a JAX array or the JAX backend brought the call here
-
-    return jax.lax
+    """`jax.lax`, reached through the JAX runtime (the facade touches frameworks only
+    through the lowerings; JAX is already loaded here: a JAX array or the JAX backend
+    brought the call)."""
+    return lowerings.get_runtime("jax").lax
 
 
 def _truth(pred: Any, fn: str) -> bool:

@@ -189,6 +189,12 @@ class JaxRuntime(JaxAutodiff, Runtime):
     def native_dtype(self, name: str) -> Any:
         return numpy_dtype(name)
 
+    @property
+    def lax(self) -> Any:
+        """`jax.lax`, whose cond/while_loop/scan/fori_loop the facade's functional control
+        flow calls on JAX arrays (they keep working under `jax.jit`)."""
+        return jax.lax
+
     def is_native(self, value: Any) -> bool:
         return isinstance(value, jax.Array)
 

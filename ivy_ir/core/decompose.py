@@ -16,11 +16,14 @@ from typing import Any
 from xdsl.ir import Operation
 
 from ..dialect import COMPOSITE, IvyOp
+from .decompose_recurrent import RECURRENT
 from .graph import Graph
 from .tracer import OPS as F
 from .tracer import Tracer
 
-DECOMPOSITIONS: dict[str, Callable[..., Any]] = {}
+DECOMPOSITIONS: dict[str, Callable[..., Any]] = dict(RECURRENT)
+"""Every decomposition by op: the ones below, and the recurrent layers' (which build
+scans, in `decompose_recurrent.py`)."""
 
 
 def decomposition(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -214,6 +217,3 @@ def _expand(op: IvyOp) -> None:
     op.detach()
     op.erase()
 
-
-# the recurrent layers' decompositions build scans; they register on import
-from . import decompose_recurrent  # noqa: E402, F401

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from xdsl.ir import SSAValue
 
 from .control import emit_scan
-from .decompose import decomposition
 from .tracer import OPS as F
 from .tracer import Tracer
 
@@ -122,20 +121,21 @@ def _layers(step: Step, x: Tracer, init: list[Tracer], weights: list[Tracer],
     return [x, *(F.stack(s, axis=0) for s in finals)]
 
 
-@decomposition("lstm")
 def lstm(x, h0, c0, weights, num_layers, bidirectional, has_biases, batch_first):
     # per layer and direction: w_ih, w_hh[, b_ih, b_hh][, w_hr]; an odd count has w_hr
     return _layers(_lstm_step, x, [h0, c0], weights, num_layers, bidirectional, has_biases,
                    batch_first)
 
 
-@decomposition("gru")
 def gru(x, h0, weights, num_layers, bidirectional, has_biases, batch_first):
     return _layers(_gru_step, x, [h0], weights, num_layers, bidirectional, has_biases,
                    batch_first)
 
 
-@decomposition("rnn")
 def rnn(x, h0, weights, nonlinearity, num_layers, bidirectional, has_biases, batch_first):
     return _layers(_simple_step(nonlinearity), x, [h0], weights, num_layers, bidirectional,
                    has_biases, batch_first)
+
+
+RECURRENT = {"lstm": lstm, "gru": gru, "rnn": rnn}
+"""The recurrent layers' decompositions, by op (`decompose.py` registers them)."""
