@@ -190,3 +190,13 @@ def test_the_public_parse_takes_limits() -> None:
     with ivy_ir.parse_limits(max_dense_elements=4), pytest.raises(ivy_ir.IRError,
                                                                   match="small.mlir:2"):
         ivy_ir.parse(text, "small.mlir")
+
+
+def test_malformed_complex_dense_element_is_a_located_parse_error() -> None:
+    # xDSL asserts the tokens of a complex element; a mutant once leaked its AssertionError
+    text = ("func.func @f() -> tensor<2xcomplex<f32>> {\n"
+            "  %c = ivy.constant {value = dense<[(1.5, -2.0e+value)]> : "
+            "tensor<2xcomplex<f32>>} : () -> tensor<2xcomplex<f32>>\n"
+            "  func.return %c : tensor<2xcomplex<f32>>\n}")
+    with pytest.raises(ivy_ir.IRError, match=r"<ir>:2:\d+: malformed dense literal: unexpected"):
+        ivy_ir.parse(text)

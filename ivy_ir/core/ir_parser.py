@@ -156,6 +156,9 @@ class IvyParser(Parser):
             return super().parse_dense_int_or_fp_elements_attr(type)
         except (ValueError, OverflowError) as exc:  # xDSL packing the values
             self.raise_error(str(exc), self._span_to_here(start))
+        except AssertionError:  # xDSL asserts the tokens of a complex `(re, im)` element
+            self.raise_error("malformed dense literal: unexpected token (a complex element "
+                             "is written `(real, imag)`)", self._current_token.span)
 
     def _parse_tensor_literal_element(self):  # type: ignore[no-untyped-def]
         element = super()._parse_tensor_literal_element()
