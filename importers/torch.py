@@ -63,6 +63,7 @@ from .torch_capture import (
 from .torch_control import ControlFlow
 from .torch_ctx import Ctx, DataDependent, meta_spec, to_numpy
 from .torch_index import INDEX
+from .torch_loops import LoopRewriter
 from .torch_math import ACTIVATIONS, BINARY, LOGICAL, MATH, ROUNDING, UNARY
 from .torch_nn import NN
 from .torch_recurrent import RECURRENT
@@ -98,7 +99,7 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
         return _Walker(_normalize(fn)).run(name)
     module = fn if isinstance(fn, torch.nn.Module) else FunctionModule(fn, params, buffers)
     args, kwargs = to_torch(tuple(args)), to_torch(dict(kwargs or {}))
-    ep = _normalize(export(module, args, kwargs))
+    ep = _normalize(export(module, args, kwargs, LoopRewriter()))
     tree = isinstance(module, FunctionModule) and module.has_tree
     source = fn if isinstance(module, FunctionModule) else module.forward
     walker = _Walker(ep, input_names(source, args, kwargs, tree), "store." if tree else "")

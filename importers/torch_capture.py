@@ -5,13 +5,16 @@ Functions are wrapped in a small `nn.Module` so that functions and models share 
 path; example arguments of other frameworks become torch tensors. A failure inside
 torch (data-dependent control flow, an unsupported construct) becomes one `TraceError`
 naming the user's file:line, taken from the exception's traceback; an exception raised
-by the user's own code passes through untouched.
+by the user's own code passes through untouched. A failure at a Python `while` over
+tensor data is first offered to `torch_loops`, which rewrites the loop as
+`torch.while_loop` for a second attempt.
 """
 
 from __future__ import annotations
 
 import contextlib
 import inspect
+import io
 import logging
 import os
 import re
@@ -174,18 +177,34 @@ def quiet() -> Iterator[None]:
                 lg.setLevel(level)
 
 
-def export(module: torch.nn.Module, args: tuple[Any, ...],
-            kwargs: dict[str, Any]) -> torch.export.ExportedProgram:
-    try:
-        with quiet():
-            return torch.export.export(module, args, kwargs)
-    except Exception as exc:
-        where = _exception_location(exc)
-        if where is None:
-            raise  # raised by the user's own code: their traceback is the right one
-        if where == "<unknown location>":  # e.g. an output torch cannot carry
-            where = _forward_location(module)
-        raise TraceError(_describe(exc, where) + _remedy(exc, module)) from None
+def export(module: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any],
+           rewriter: Any = None) -> torch.export.ExportedProgram:
+    """Export `module`. A `rewriter` (`torch_loops.LoopRewriter`) sees each failure
+    first: when it rewrites the code that failed (a `while` over tensor data), the
+    export is tried again with its rewrites in place."""
+    while True:
+        printed = io.StringIO()  # stderr while tracing, passed on when the attempt ends
+        try:
+            with quiet(), contextlib.redirect_stderr(printed), \
+                    rewriter.applied() if rewriter else contextlib.nullcontext():
+                return torch.export.export(module, args, kwargs)
+        except TraceError:
+            raise  # ours, raised while exporting (a loop that cannot be rewritten)
+        except Exception as exc:
+            if rewriter is not None and rewriter.learn(exc):
+                # torch printed the graph it traced up to the loop; the retry replaces it
+                partial = f"{getattr(exc, 'partial_fx_graph', '')}\n"
+                printed = io.StringIO(printed.getvalue().replace(partial, ""))
+                continue
+            where = _exception_location(exc)
+            if where is None:
+                raise  # raised by the user's own code: their traceback is the right one
+            if where == "<unknown location>":  # e.g. an output torch cannot carry
+                where = _forward_location(module)
+            note = rewriter.note() if rewriter else ""
+            raise TraceError(_describe(exc, where) + _remedy(exc, module) + note) from None
+        finally:
+            sys.stderr.write(printed.getvalue())
 
 
 def _forward_location(module: torch.nn.Module) -> str:
@@ -240,9 +259,14 @@ def _exception_location(exc: BaseException) -> str | None:
     return f"{short_path(file)}:{line}"
 
 
+def data_dependent(exc: BaseException) -> bool:
+    """Whether torch failed on a value it cannot know while tracing."""
+    return "data-dependent" in str(exc) or "GuardOnDataDependent" in type(exc).__name__
+
+
 def _describe(exc: BaseException, where: str) -> str:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if "data-dependent" in str(exc) or "GuardOnDataDependent" in type(exc).__name__:
+    if data_dependent(exc):
         return (f"data-dependent Python control flow at {where}: a branch, loop bound or "
                 "Python number depends on tensor values, which are not known while "
                 f"tracing; use torch.where or tensor ops instead (torch: {first})")
