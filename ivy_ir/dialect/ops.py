@@ -10,7 +10,8 @@ format is MLIR-like and the same for every op:
 (on one line in real output).
 
 Positional operands first, optional ones as `name = %v`, then the attributes that
-differ from their defaults, then the function type.
+differ from their defaults, then the function type, then a control-flow op's regions
+(`regions.py`). Type checking (attributes, result inference) is `checks.py`.
 """
 
 from __future__ import annotations
@@ -39,22 +40,14 @@ from xdsl.printer import Printer
 from xdsl.traits import Commutative, IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .attrs import ATTR_CLASS, FROM_ATTR, TO_ATTR, AttrError, normalize, parse_value, print_value
+from .attrs import ATTR_CLASS, FROM_ATTR, TO_ATTR, AttrError, parse_value, print_value
 from .axes import axis_problem, canonical_values, negative_axes
-from .infer import RULES, InferError
-from .infer_control import CONTROL_RULES
-from .infer_nn import NN_RULES
-from .infer_window import WINDOW_RULES
+from .checks import INFER_RULES, check_attrs, infer_types, ranks
+from .infer import InferError
 from .regions import parse_regions, print_regions, signatures
 from .registry import SPECS
-from .spec import AXIS_KINDS, GROUPED_CLASSES, OpSpec
-from .types import CLASS_MEMBERS, DTYPES, TensorSpec
-
-CLASS_WORDS = {"inexact": "float or complex"}
-"""How errors name a dtype class whose name says less than its members."""
-
-INFER_RULES: dict[str, Any] = {**RULES, **NN_RULES, **WINDOW_RULES, **CONTROL_RULES}
-"""Every inference rule by the name the spec's `infer=` tag gives."""
+from .spec import AXIS_KINDS, OpSpec
+from .types import DTYPES, TensorSpec
 
 
 class IvyOp(IRDLOperation):
@@ -83,7 +76,7 @@ class IvyOp(IRDLOperation):
             except VerifyException as exc:
                 raise InferError(str(exc)) from None
         types = infer_types(spec, in_specs, values, sigs)
-        props = _stored(spec, values, _ranks(in_specs), [t.rank for t in types])
+        props = _stored(spec, values, ranks(in_specs), [t.rank for t in types])
         IRDLOperation.__init__(op, operands=[[] if o is None else o for o in operands],
                                result_types=_group_results(spec, [t.to_xdsl() for t in types]),
                                properties=props, regions=list(regions))
@@ -251,7 +244,7 @@ class IvyOp(IRDLOperation):
         if spec.axis_attrs:  # negative axes written by hand count from the end
             values = {a.name: FROM_ATTR[a.kind](props[a.name]) if a.name in props else a.default
                       for a in spec.attrs}
-            axes = _stored(spec, values, _ranks(_spec_of(resolved)),
+            axes = _stored(spec, values, ranks(_spec_of(resolved)),
                            [_type_rank(t) for t in ftype.outputs.data], axes_only=True)
             props = {a.name: (axes if a.kind in AXIS_KINDS else props)[a.name]
                      for a in spec.attrs if a.name in (axes if a.kind in AXIS_KINDS else props)}
@@ -317,11 +310,6 @@ def _stored(spec: OpSpec, values: dict[str, Any], operands: list[Any],
             and (not axes_only or a.kind in AXIS_KINDS)}
 
 
-def _ranks(specs: list[Any]) -> list[Any]:
-    return [None if s is None else [t.rank for t in s] if isinstance(s, list) else s.rank
-            for s in specs]
-
-
 def _type_rank(t: Attribute) -> int | None:
     return t.get_num_dims() if isinstance(t, TensorType) else None
 
@@ -337,61 +325,6 @@ def _spec_of(value: Any) -> Any:
 def _fits(got: TensorSpec, want: TensorSpec) -> bool:
     return got.dtype == want.dtype and got.rank == want.rank and all(
         g == w or g is None or w is None for g, w in zip(got.shape, want.shape))
-
-
-def check_attrs(spec: OpSpec, attrs: dict[str, Any], filled: bool = False) -> dict[str, Any]:
-    """Normalise attribute values, fill defaults, and reject unknown/missing ones."""
-    unknown = set(attrs) - set(spec.attr_map)
-    if unknown:
-        raise AttrError(f"ivy.{spec.name}: unknown attribute(s) {', '.join(sorted(unknown))}; "
-                        f"it takes {', '.join(spec.attr_map) or 'none'}")
-    out: dict[str, Any] = {}
-    for a in spec.attrs:
-        value = attrs.get(a.name)
-        if value is None and a.required:
-            raise AttrError(f"ivy.{spec.name}: missing required attribute '{a.name}'")
-        try:
-            out[a.name] = a.default if value is None else normalize(a, value)
-        except AttrError as exc:
-            raise AttrError(f"ivy.{spec.name}: {exc}") from None
-    return out
-
-
-def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any],
-                regions: Sequence[Any] | None = None) -> list[TensorSpec]:
-    """Check operand dtypes against the spec, then run the op's inference rule (given
-    the regions' `Signature`s for a control-flow op)."""
-    where = f"ivy.{spec.name}"
-    if len(operands) != len(spec.operands):
-        raise InferError(f"{where} takes {len(spec.operands)} operand(s), got {len(operands)}")
-    group: list[tuple[str, str]] = []
-    for arg, value in zip(spec.operands, operands):
-        if value is None:
-            if not arg.optional:
-                raise InferError(f"{where}: operand '{arg.name}' is required")
-            continue
-        for t in value if arg.variadic else [value]:
-            if t.dtype not in CLASS_MEMBERS[arg.dtype_class]:
-                what = CLASS_WORDS.get(arg.dtype_class, arg.dtype_class)
-                raise InferError(f"{where}: operand '{arg.name}' must have a {what} dtype, "
-                                 f"got {t.dtype}")
-            if arg.dtype_class in GROUPED_CLASSES:
-                group.append((arg.name, t.dtype))
-    if len({d for _, d in group}) > 1:
-        raise InferError(f"{where}: operands must share one dtype, got "
-                         + ", ".join(f"{n}: {d}" for n, d in group))
-    ranks = _ranks(list(operands))
-    try:  # axes first: a rule may index a dimension an axis names
-        problem = axis_problem(spec, attrs, ranks, None)
-        rule = INFER_RULES[spec.infer]
-        out = [] if problem else rule(list(operands), attrs, regions) if spec.regions \
-            else rule(list(operands), attrs)
-        problem = problem or axis_problem(spec, attrs, ranks, [t.rank for t in out])
-    except InferError as exc:
-        problem = str(exc)
-    if problem is not None:
-        raise InferError(f"{where}: {problem}")
-    return out
 
 
 def _class_name(name: str) -> str:
