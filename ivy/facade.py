@@ -24,17 +24,13 @@ from .control_flow import EXPORTS as CONTROL_FLOW
 from .dtypes import DTYPE_OBJECTS as _DTYPES
 from .namespace import VERSION, namespace_values
 from .stateful import EXPORTS
+from .transpiler import trace_graph, transpile, unify
 
 
 def compile(fn: Any, *, args: tuple[Any, ...] = (), target: str | None = None,
             **options: Any) -> Any:
     """Compile a facade function for `target` (default: the current backend)."""
     return _ivy_ir.compile(fn, target=target or current_backend(), args=args, **options)
-
-
-def trace_graph(fn: Any, *, args: tuple[Any, ...] = (), **options: Any) -> Any:
-    """Trace a facade function into an `ivy_ir.Module` (its IR graph)."""
-    return _ivy_ir.trace(fn, args=args, source="ivy", **options)
 
 
 def install(module_globals: dict[str, Any]) -> None:
@@ -45,7 +41,8 @@ def install(module_globals: dict[str, Any]) -> None:
         set_backend=set_backend, unset_backend=unset_backend, get_backend=get_backend,
         with_backend=with_backend, set_framework=set_backend, unset_framework=unset_backend,
         get_framework=get_backend, compile=compile, compile_fn=compile,
-        trace_graph=trace_graph, __array_api_version__=VERSION, **NAMESPACES)
+        trace_graph=trace_graph, transpile=transpile, unify=unify,
+        __array_api_version__=VERSION, **NAMESPACES)
     agnostic = namespace_values("ivy", _agnostic.FUNCTIONS, dict(_DTYPES))
     del agnostic["__functions__"]  # inference dispatches to backends, never to these
     module_globals.update(agnostic)

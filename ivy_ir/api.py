@@ -94,8 +94,7 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     as non-trainable parameters. An object with `__ivy_program__()` (an `ivy.Module`)
     gives its own `(apply, params, buffers)`: its variables become the parameters.
     """
-    args, kwargs = _check_arguments(args, kwargs)
-    source = source or importers.detect_source(fn, args, params)
+    source, args, kwargs = _prepared(fn, args, kwargs, params, buffers, source)
     program = getattr(fn, "__ivy_program__", None)
     if source == "ivy" and program is not None and params is None and buffers is None:
         fn, params, buffers = program()
@@ -142,6 +141,52 @@ def _check_arguments(args: Any, kwargs: Any) -> tuple[tuple[Any, ...], dict[str,
         raise TypeError(f"ivy_ir: kwargs= must be a dict of keyword arguments, not "
                         f"{type(kwargs).__name__}")
     return tuple(args), dict(kwargs or {})
+
+
+def _prepared(fn: Any, args: Any, kwargs: Any, params: Any, buffers: Any,
+              source: str | None) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+    """The checked arguments, the source framework, and array keyword arguments moved
+    to their parameters' positions (skipped ones in between take their defaults). The
+    importers make positional arrays inputs, named after the parameter (a compiled call
+    then takes them by that name); the JAX, TensorFlow and NumPy importers would bake a
+    keyword array in as a constant. torch.export takes keyword inputs itself, so for
+    torch only what has a position moves (one input order for every source)."""
+    args, kwargs = _check_arguments(args, kwargs)
+    source = source or importers.detect_source(fn, args, params)
+    if not any(is_array(v) for v in kwargs.values()):
+        return source, args, kwargs
+    tree_first = (params is not None or buffers is not None) and inspect.isroutine(fn)
+    slots = _positional_parameters(fn)[int(tree_first):]
+    names = [p.name for p in slots]
+    unplaced = [k for k, v in kwargs.items() if is_array(v) and k not in names[len(args):]]
+    if unplaced and source != "torch":
+        name = getattr(fn, "__qualname__", type(fn).__name__)
+        raise TypeError(f"ivy_ir: array keyword argument(s) {', '.join(map(repr, unplaced))} "
+                        f"of {name} match no positional parameter after the {len(args)} "
+                        "given positionally; only those can become inputs")
+    positions = [names.index(k) for k, v in kwargs.items() if is_array(v) and k not in unplaced]
+    rest = dict(kwargs)
+    placed = list(args)
+    for p in slots[len(args):max(positions, default=-1) + 1]:
+        if p.name not in rest and p.default is p.empty:
+            return source, args, kwargs  # a required one is missing: the call says so
+        placed.append(rest.pop(p.name, p.default))
+    return source, tuple(placed), rest
+
+
+def _positional_parameters(fn: Any) -> list[inspect.Parameter]:
+    """The parameters a call can fill by position: of the function, or of the model's
+    own forward (torch `forward`, Keras `call`, ivy `_forward`, Flax `__call__`)."""
+    target = fn
+    if not inspect.isroutine(fn):
+        target = next((m for m in (getattr(fn, a, None) for a in ("forward", "call", "_forward"))
+                       if inspect.ismethod(m)), fn)
+    try:
+        parameters = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p for p in parameters if p.kind in kinds]
 
 
 def _outputs(fn: Any, out: Any) -> list[Any]:
@@ -230,9 +275,9 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
     pipeline = _pipeline(passes)
     if isinstance(args, tuple) and not args and kwargs is None and \
             _needs_arguments(fn, params is not None):
-        def build(call_args: tuple[Any, ...]) -> Compiled:
-            return _compile_now(fn, target, call_args, None, pipeline, params, buffers,
-                                source, print_ir_after_all, options)
+        def build(call_args: tuple[Any, ...], call_kwargs: dict[str, Any]) -> Compiled:
+            return _compile_now(fn, target, call_args, call_kwargs, pipeline, params,
+                                buffers, source, print_ir_after_all, options)
         return LazyCompiled(build, getattr(fn, "__name__", type(fn).__name__))
     return _compile_now(fn, target, args, kwargs, pipeline, params, buffers, source,
                         print_ir_after_all, options)
@@ -246,19 +291,20 @@ def _compile_now(fn: Any, target: str, args: Any, kwargs: Any, pipeline: str,
     elif isinstance(fn, Module):
         module = fn
     else:
-        args, kwargs = _check_arguments(args, kwargs)
+        source, args, kwargs = _prepared(fn, args, kwargs, params, buffers, source)
         module = trace(fn, args, kwargs, params, buffers, source=source)
     optimized = run_pipeline(module, pipeline, print_ir_after_all=print_ir_after_all)
 
     retrace = None
     if callable(fn) and not isinstance(fn, Module):
         def retrace(new_inputs: tuple[Any, ...]) -> Compiled:
-            # the inputs are the array arguments only: the static ones (`n` of
-            # `f(x, n)`) go back to their places, as the first trace saw them
+            # the inputs are the array arguments only (positional, then torch's keyword
+            # ones): the static ones (`n` of `f(x, n)`) go back to their places
             it = iter(new_inputs)
             new_args = tuple(next(it) if is_array(a) else a for a in args)
-            return _compile_now(fn, target, new_args, kwargs, pipeline, params, buffers,
-                                source, print_ir_after_all, options)
+            new_kwargs = {k: next(it) if is_array(v) else v for k, v in kwargs.items()}
+            return _compile_now(fn, target, new_args, new_kwargs, pipeline, params,
+                                buffers, source, print_ir_after_all, options)
     return Compiled(optimized, lowerings.lower(optimized, target, **options), retrace)
 
 
@@ -268,13 +314,7 @@ def _needs_arguments(fn: Any, takes_params: bool) -> bool:
     first call."""
     if isinstance(fn, (str, Module)) or not callable(fn):
         return False
-    target = getattr(fn, "forward", None) or getattr(fn, "call", None) or fn
-    try:
-        parameters = list(inspect.signature(target).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    required = [p for p in parameters if p.default is p.empty and
-                p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in _positional_parameters(fn) if p.default is p.empty]
     return len(required) > int(takes_params)
 
 

@@ -77,19 +77,39 @@ class Compiled:
         trainable = self.trainable_params
         return {k: v for k, v in self._params.items() if k not in trainable}
 
-    def apply(self, params: dict[str, Any], *inputs: Any) -> Any:
+    def apply(self, params: dict[str, Any], *inputs: Any, **keyword_inputs: Any) -> Any:
         """The program as a pure function of the parameters. `params` may hold only some
         of them (`trainable_params`, for `jax.grad`): the others are this object's."""
         if len(params) < len(self._params):
             params = {**self._params, **params}
+        if keyword_inputs:
+            inputs = self._bind(inputs, keyword_inputs)
         return self._apply(params, *inputs)
 
     @property
     def ir(self) -> str:
         return str(self.ir_module)
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = self._bind(args, kwargs)
         return self._call(*args)
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Keyword inputs in their places, by the names the inputs were traced with
+        (`backbone(images=x)`)."""
+        names = self.ir_module.input_names
+        slots: list[Any] = [*args, *[_MISSING] * (len(names) - len(args))]
+        for key, value in kwargs.items():
+            if key not in names[len(args):]:
+                taken = " (given positionally)" if key in names[:len(args)] else ""
+                raise TypeError(f"unexpected keyword argument '{key}'{taken}; the compiled "
+                                f"program's inputs are ({', '.join(map(str, names))})")
+            slots[names.index(key)] = value
+        missing = [str(n) for n, v in zip(names, slots) if v is _MISSING]
+        if missing:
+            raise TypeError(f"missing input(s) {', '.join(missing)}")
+        return tuple(slots)
 
     def _fast_call(self) -> Callable[..., Any]:
         """`call(*inputs)`: check each input's dtype and static dims, then run."""
@@ -202,6 +222,9 @@ def _fits(got: TensorSpec, want: TensorSpec) -> bool:
         w is None or g == w for g, w in zip(got.shape, want.shape))
 
 
+_MISSING = object()
+
+
 class CacheInfo(NamedTuple):
     hits: int
     misses: int
@@ -215,26 +238,30 @@ class LazyCompiled:
     program. Every entry shares the first one's parameters, so training through any
     signature updates one set (`params`, `module`, read from that first entry)."""
 
-    def __init__(self, build: Callable[[tuple[Any, ...]], Compiled], name: str):
+    def __init__(self, build: Callable[[tuple[Any, ...], dict[str, Any]], Compiled],
+                 name: str):
         self._build = build
         self._name = name
         self._entries: dict[tuple[Any, ...], Compiled] = {}
         self._first: Compiled | None = None
         self._hits = self._misses = 0
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key = tuple(_signature_of(a) for a in args)
+        if kwargs:
+            key += tuple((k, _signature_of(v)) for k, v in kwargs.items())
         compiled = self._entries.get(key)
         if compiled is None:
             self._misses += 1
-            compiled = self._entries[key] = self._build(args)
+            compiled = self._entries[key] = self._build(args, kwargs)
             if self._first is None:
                 self._first = compiled
             else:
                 compiled._adopt(self._first)
         else:
             self._hits += 1
-        return compiled(*(a for a in args if is_array(a)))
+        return compiled(*(a for a in args if is_array(a)),
+                        **{k: v for k, v in kwargs.items() if is_array(v)})
 
     def cache_info(self) -> CacheInfo:
         return CacheInfo(self._hits, self._misses, len(self._entries))

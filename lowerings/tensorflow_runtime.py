@@ -69,8 +69,8 @@ class CompiledModule(tf.Module):
         self._call = call
         _attach(self, nest(params))
 
-    def __call__(self, *inputs: Any) -> Any:
-        return self._call(*inputs)
+    def __call__(self, *inputs: Any, **keyword_inputs: Any) -> Any:
+        return self._call(*inputs, **keyword_inputs)
 
 
 def _module_name(key: str) -> str:
@@ -100,7 +100,8 @@ def _attach(module: tf.Module, tree: dict[str, Any]) -> None:
 
 def _keras_layer_class(keras: Any) -> type:
     class IvyLayer(keras.layers.Layer):
-        """The weights under their key chains ('/' read as '_' in Keras' names)."""
+        """The weights under their source names (dots kept; '/' and what else Keras
+        refuses in a name read as '_')."""
 
         def __init__(self, values: dict[str, np.ndarray], call: Callable[..., Any],
                      name: str):
@@ -111,7 +112,7 @@ def _keras_layer_class(keras: Any) -> type:
             for key, value in values.items():
                 weight = self.add_weight(shape=value.shape, dtype=str(value.dtype),
                                          initializer="zeros", trainable=True,
-                                         name=re.sub(r"\W", "_", key))
+                                         name=re.sub(r"[^\w.-]", "_", key))
                 weight.assign(value)
                 self._ivy_weights.append(weight)
 

@@ -81,8 +81,8 @@ class CompiledModule(torch.nn.Module):
         _register(self, nest(params))
         object.__setattr__(self, "_call", call)  # not a submodule: keep it out of state
 
-    def forward(self, *inputs: Any) -> Any:
-        return self._call(*inputs)
+    def forward(self, *inputs: Any, **keyword_inputs: Any) -> Any:
+        return self._call(*inputs, **keyword_inputs)
 
 
 def _register(module: torch.nn.Module, tree: dict[str, Any]) -> None:

@@ -63,6 +63,13 @@ class Module:
         return [a.spec for a in self.args() if a.param is None]
 
     @property
+    def input_names(self) -> list[str | None]:
+        """The inputs' names as traced (the source's parameter and keyword names), by
+        which a compiled call takes keyword arguments."""
+        return [arg.name_hint for arg, info in zip(self.entry.body.block.args, self.args())
+                if info.param is None]
+
+    @property
     def outputs(self) -> list[TensorSpec]:
         return [TensorSpec.from_xdsl(t) for t in self.entry.function_type.outputs.data]
 

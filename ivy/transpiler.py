@@ -1,0 +1,195 @@
+"""`ivy.transpile`, `ivy.unify`, `ivy.trace_graph`: the 2023 paper's entry points.
+
+Each traces the object once into the ivy IR (`ivy_ir.compile`) and hands back what a
+user of the target framework would write by hand: an `nn.Module` for torch, a
+`(params, apply)` pair for JAX, a Keras layer for TensorFlow, a plain callable for
+NumPy, and for `to="ivy"` a function of the facade that follows `ivy.set_backend`.
+Parameters keep their source names throughout, so a source checkpoint loads into the
+result and the result's gradients line up with the source's.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any
+
+import importers
+import ivy_ir
+import lowerings
+
+from .backend import current_backend, infer, selected
+
+TARGETS = ("jax", "torch", "tensorflow", "numpy", "ivy")
+
+
+def transpile(obj: Any, source: str | None = None, to: str | None = None,
+              args: tuple[Any, ...] | None = None, kwargs: dict[str, Any] | None = None,
+              params_v: Any = None, **options: Any) -> Any:
+    """`obj` (a torch `nn.Module`, a Keras model or layer, a Flax module or Haiku
+    `hk.Transformed` with its variables in `params_v`, a JAX `apply(params, x)`, an ivy
+    `Module`, a plain function, or a whole library module) as the `to` framework's own
+    trainable object.
+
+    With example `args`/`kwargs` it compiles at once; without them the result
+    compiles on its first call and again per new argument signature. `options` go to
+    `ivy_ir.compile` (`passes=`, `torch_compile=True`, `jit_compile=True`).
+    """
+    to = to or current_backend()
+    if to not in TARGETS:
+        raise ValueError(f"ivy.transpile: to={to!r} is not one of {', '.join(TARGETS)}")
+    if isinstance(obj, types.ModuleType):
+        from .library import transpile_library
+        return transpile_library(obj, source or _library_source(obj), to, **options)
+    if to == "ivy":
+        return unify(obj, source=source, args=args, kwargs=kwargs, params_v=params_v,
+                     **options)
+    fn, params = _program(obj, params_v)
+    compiled = ivy_ir.compile(fn, target=to, args=tuple(args or ()), kwargs=kwargs,
+                              params=params, source=source, **options)
+    if isinstance(compiled, ivy_ir.LazyCompiled):
+        return compiled
+    return idiomatic(compiled, getattr(obj, "__name__", type(obj).__name__))
+
+
+def _program(obj: Any, params_v: Any) -> tuple[Any, Any]:
+    """What to trace: a Haiku `Transformed` is applied without an RNG (inference);
+    anything else is traced as it is, with `params_v` as its parameter tree."""
+    if params_v is not None and _is_haiku(obj):
+        apply = obj.apply
+        first, _rng, *rest = inspect.signature(apply).parameters.values()
+
+        def haiku_apply(params: Any, *args: Any, **kwargs: Any) -> Any:
+            return apply(params, None, *args, **kwargs)
+        haiku_apply.__signature__ = inspect.Signature([first, *rest])  # type: ignore[attr-defined]
+        return haiku_apply, params_v
+    return obj, params_v
+
+
+def _is_haiku(obj: Any) -> bool:
+    return type(obj).__module__.split(".")[0] == "haiku" and hasattr(obj, "apply")
+
+
+def _library_source(module: types.ModuleType) -> str:
+    """The framework a library is written in, from its root package's name (kornia
+    and timm are torch libraries, flax and optax JAX ones, keras TensorFlow here)."""
+    root = module.__name__.split(".")[0]
+    known = {"torch": "torch", "kornia": "torch", "timm": "torch", "torchvision": "torch",
+             "jax": "jax", "flax": "jax", "optax": "jax", "haiku": "jax",
+             "tensorflow": "tensorflow", "keras": "tensorflow", "numpy": "numpy",
+             "scipy": "numpy"}
+    if root not in known:
+        raise ValueError(f"ivy.transpile: cannot tell which framework the library "
+                         f"'{root}' is written in; pass source='torch' (or 'jax', "
+                         "'tensorflow', 'numpy')")
+    return known[root]
+
+
+def idiomatic(compiled: ivy_ir.Compiled, name: str) -> Any:
+    """The target's own trainable object around a compiled program."""
+    if compiled.target == "torch" and compiled.module is not None:
+        return compiled.module
+    if compiled.target == "jax" and compiled.params:
+        return JaxPair(compiled)
+    if compiled.target == "tensorflow" and compiled.trainable_params:
+        return keras_layer(compiled, name)
+    return compiled
+
+
+class JaxPair(tuple):
+    """`(params, apply)`: the trainable parameters as a nested dict shaped like the
+    source's tree, and `apply(params, *inputs, **keyword_inputs)`, a pure function for
+    `jax.jit`, `jax.grad`, `jax.vmap` and optax. Buffers (batch-norm statistics,
+    integer counters) are closed over, so the tree holds only what a gradient is taken
+    for. Unpack it: `params, apply = ivy.transpile(model, to="jax", args=(x,))`."""
+
+    def __new__(cls, compiled: ivy_ir.Compiled) -> JaxPair:
+        params = lowerings.runtime.nest(compiled.trainable_params)
+
+        def apply(params: dict[str, Any], *inputs: Any, **keyword_inputs: Any) -> Any:
+            return compiled.apply(_flat(params), *inputs, **keyword_inputs)
+        apply.__name__ = "apply"
+        pair = super().__new__(cls, (params, apply))
+        pair.compiled = compiled
+        return pair
+
+    def __call__(self, *inputs: Any, **keyword_inputs: Any) -> Any:
+        """Run with the parameters as transpiled."""
+        return self[1](self[0], *inputs, **keyword_inputs)
+
+
+def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(tree, dict):
+        return {prefix[:-1]: tree}
+    out: dict[str, Any] = {}
+    for k, v in tree.items():
+        out.update(_flat(v, f"{prefix}{k}."))
+    return out
+
+
+def keras_layer(compiled: ivy_ir.Compiled, name: str) -> Any:
+    """A Keras layer whose weights are the trainable parameters (source names, dots
+    kept) and which closes over the buffers; `model.fit` and `tf.GradientTape` train
+    it."""
+    values = {k: lowerings.runtime.host_array(v)
+              for k, v in compiled.trainable_params.items()}
+
+    def call(weights: dict[str, Any], *inputs: Any, **keyword_inputs: Any) -> Any:
+        keyword_inputs.pop("training", None)
+        return compiled.apply(weights, *inputs, **keyword_inputs)
+    return lowerings.get_runtime("tensorflow").keras_layer(values, call, name=name)
+
+
+class Unified:
+    """A traced program as an `ivy` function: called under `ivy.set_backend("x")` (or
+    with x's arrays and no backend set) it runs lowered to x, compiled once per
+    backend (its parameters converted once). `str()` is its IR."""
+
+    def __init__(self, module: ivy_ir.Module, name: str, passes: str = "default"):
+        self.ir_module = module
+        self.__name__ = name
+        self._passes = passes
+        self._compiled: dict[str, ivy_ir.Compiled] = {}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        target = selected() or infer((*args, *kwargs.values())) or "numpy"
+        compiled = self._compiled.get(target)
+        if compiled is None:
+            compiled = ivy_ir.compile(self.ir_module, target=target, passes=self._passes)
+            self._compiled[target] = compiled
+        return compiled(*args, **kwargs)
+
+    def to_text(self) -> str:
+        return str(self.ir_module)
+
+    __str__ = to_text
+
+    def __repr__(self) -> str:
+        return f"<ivy.Unified {self.__name__} ops={self.ir_module.op_count()}>"
+
+
+def unify(fn: Any, source: str | None = None, args: tuple[Any, ...] | None = None,
+          kwargs: dict[str, Any] | None = None, params_v: Any = None,
+          passes: str = "default") -> Unified:
+    """`fn` (any framework's function or model) as `ivy` code: it then runs under any
+    `ivy.set_backend`, on that backend's arrays. Needs example `args`/`kwargs`."""
+    if args is None and kwargs is None:
+        raise TypeError("ivy.unify needs example args= (or kwargs=) to trace the function")
+    program, params = _program(fn, params_v)
+    module = ivy_ir.trace(program, tuple(args or ()), kwargs, params=params, source=source)
+    return Unified(module, getattr(fn, "__name__", type(fn).__name__), passes)
+
+
+def trace_graph(fn: Any, *, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
+                source: str | None = None, params_v: Any = None,
+                passes: str = "default") -> Any:
+    """The function as a callable graph of its own framework (`Compiled`, lowered back
+    to the source; `.ir` prints it). A facade function's graph is a `Unified`, which
+    runs on whichever backend is set."""
+    program, params = _program(fn, params_v)
+    own = source or importers.detect_source(program, tuple(args), params)
+    module = ivy_ir.trace(program, tuple(args), kwargs, params=params, source=own)
+    name = getattr(fn, "__name__", type(fn).__name__)
+    if own == "ivy":
+        return Unified(module, name, passes)
+    return ivy_ir.compile(module, target=own, passes=passes)
