@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from ivy_ir.core.errors import UnsupportedOpsError
 from ivy_ir.core.graph import Graph
 from ivy_ir.core.locations import identifier
-from ivy_ir.core.module import Module
+from ivy_ir.core.module import UPDATE, Module
 from ivy_ir.core.rules import PLAIN_ELEMENTWISE
 from ivy_ir.dialect import SPECS, TensorSpec
 from ivy_ir.dialect.types import dtype_name, numpy_dtype
@@ -166,6 +166,10 @@ class ImportBuilder:
         """A named weight (dotted name as the source framework spells it)."""
         return self.graph.add_param(name, np.asarray(array), trainable)
 
+    def rng_key(self) -> SSAValue:
+        """A random key for one op (see `Graph.rng_key`)."""
+        return self.graph.rng_key()
+
     def constant(self, value: Any, dtype: str | None = None) -> SSAValue:
         """A constant: inline when small, otherwise a buffer parameter."""
         array = np.asarray(value) if dtype is None else np.asarray(value, numpy_dtype(dtype))
@@ -187,16 +191,21 @@ class ImportBuilder:
                 for s in results]
 
     def finish(self, outputs: Sequence[SSAValue], returns_sequence: bool,
-               name: str = "main") -> Module:
-        """Close the entry function, raise the unsupported-op report, verify."""
+               name: str = "main", updates: Sequence[tuple[SSAValue, str]] = ()) -> Module:
+        """Close the entry function, raise the unsupported-op report, verify. `updates`
+        are new values of buffers (name): trailing results marked `{ivy.update}`."""
         if self.missing:
             raise UnsupportedOpsError(self.framework, self.missing)
         block = self.block
-        block.add_op(func.ReturnOp(*outputs))
-        fn = func.FuncOp(name, ([a.type for a in block.args], [v.type for v in outputs]),
+        results = [*outputs, *(v for v, _ in updates)]
+        block.add_op(func.ReturnOp(*results))
+        fn = func.FuncOp(name, ([a.type for a in block.args], [v.type for v in results]),
                          Region(block))
         fn.arg_attrs = ArrayAttr([self.graph.param_attrs.get(i, DictionaryAttr({}))
                                   for i in range(len(block.args))])
+        if updates:
+            fn.res_attrs = ArrayAttr([DictionaryAttr({})] * len(outputs) + [
+                DictionaryAttr({UPDATE: StringAttr(n)}) for _, n in updates])
         module = Module(ModuleOp([fn]), dict(self.graph.params), returns_sequence)
         module.verify()
         return module

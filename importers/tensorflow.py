@@ -112,7 +112,9 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
     outputs = walker.run(graph, values)
     try:
         outs = [walker.output(v, i) for i, v in enumerate(outputs)]
-        return builder.finish(outs, _returns_sequence(concrete), name)
+        updates = [(builder.constant(v) if isinstance(v, np.ndarray) else v, k)
+                   for k, v in walker.updates.items()]
+        return builder.finish(outs, _returns_sequence(concrete), name, updates)
     except UnsupportedOpsError as exc:
         if any(k.split(" ")[0] in CONTROL_FLOW for k in exc.missing):
             raise DataDependentControlFlowError(exc) from None

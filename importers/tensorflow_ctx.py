@@ -144,6 +144,8 @@ class Graphs(Protocol):
 
     def read_variable(self, ref: VarRef) -> SSAValue: ...
 
+    def assign_variable(self, ref: VarRef, value: SSAValue) -> None: ...
+
 
 class Constants:
     """The IR constants made of one graph's known arrays, once per tensor. The walker

@@ -1,9 +1,13 @@
-"""TF graph plumbing -> values: identities, constants, variable reads and function calls.
+"""TF graph plumbing -> values: identities, constants, variables, calls and draws.
 
 These ops compute nothing themselves: an identity passes its inputs' values through
 (known arrays stay known, so folding sees through it), a `Const` is a known array, a
-variable read is the variable's IR parameter, and a call inlines the called function's
-body in place.
+variable read is the variable's IR parameter (or the value last assigned to it: an
+assignment, e.g. Keras' batch-norm moving statistics in training mode, becomes an
+`{ivy.update}` result of the program), and a call inlines the called function's body
+in place. Stateless random draws take the program's random key (`Graph.rng_key`) in
+place of TF's seed: a compiled call draws a fresh key each time, as Keras' seed
+generator advances on every training step.
 """
 
 from __future__ import annotations
@@ -33,6 +37,34 @@ def _read_variable(c: Ctx, ref: Value, **_: Any) -> Any:
     return c.read_variable(ref)
 
 
+def _assign(c: Ctx, ref: Value, value: Value, **_: Any) -> list[Value]:
+    if not isinstance(ref, VarRef):
+        raise Unmapped("assignment to a resource that is not a captured variable")
+    c.graphs.assign_variable(ref, c.operand(value))
+    return []
+
+
+def _assign_by(op: str) -> Rule:
+    def rule(c: Ctx, ref: Value, value: Value, **_: Any) -> list[Value]:
+        if not isinstance(ref, VarRef):
+            raise Unmapped("assignment to a resource that is not a captured variable")
+        c.graphs.assign_variable(ref, c.b.emit(op, [c.read_variable(ref), c.operand(value)]))
+        return []
+    return rule
+
+
+def _key_counter(c: Ctx, seed: Value, **_: Any) -> list[Value]:
+    # the key and counter only feed the draws below, which take the program's key
+    return [np.zeros(1, np.uint64), np.zeros(2, np.uint64)]
+
+
+def _draw(op: str, **fixed: Any) -> Rule:
+    def rule(c: Ctx, shape: Value, *_: Value, dtype: str, **__: Any) -> Value:
+        return c.b.emit(op, [c.b.rng_key()], shape=c.ints(shape, "shape"), dtype=dtype,
+                        **fixed)
+    return rule
+
+
 def _call(c: Ctx, *args: Value, f: str, **_: Any) -> list[Value]:
     """(Stateful)PartitionedCall: the called function's body, inlined."""
     return c.inline(f, *args)
@@ -41,7 +73,11 @@ def _call(c: Ctx, *args: Value, f: str, **_: Any) -> list[Value]:
 GRAPH: dict[str, Rule] = {
     **dict.fromkeys(("Identity", "IdentityN", "StopGradient", "PreventGradient", "Snapshot",
                      "EnsureShape", "CheckNumerics"), _identity),
-    "Const": _const, "ReadVariableOp": _read_variable,
+    "Const": _const, "ReadVariableOp": _read_variable, "AssignVariableOp": _assign,
+    "AssignAddVariableOp": _assign_by("add"), "AssignSubVariableOp": _assign_by("subtract"),
+    "StatelessRandomGetKeyCounter": _key_counter,
+    "StatelessRandomUniformV2": _draw("random_uniform"),
+    "StatelessRandomNormalV2": _draw("random_normal"),
     "PartitionedCall": _call, "StatefulPartitionedCall": _call,
 }
 """TF raw op -> rule: graph plumbing (identities, constants, variables, calls)."""

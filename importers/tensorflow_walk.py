@@ -54,6 +54,8 @@ class Walker:
         self.locate = locate
         self.side_effects = side_effects
         self._params: dict[str, SSAValue] = {}
+        self.updates: dict[str, SSAValue] = {}
+        """Variable name -> the value the program last assigned to it."""
         self._where: dict[Any, Attribute] = {}
 
     def run(self, graph: Any, inputs: Sequence[Value],
@@ -139,10 +141,19 @@ class Walker:
             scope.bind(t.name, v)
 
     def read_variable(self, ref: VarRef) -> SSAValue:
-        """The IR parameter of a variable (one per variable, however often it is read)."""
+        """The value last assigned to a variable in the program, else its IR parameter
+        (one per variable, however often it is read)."""
+        if ref.name in self.updates:
+            return self.updates[ref.name]
         if ref.name not in self._params:
             self._params[ref.name] = self.builder.param(ref.name, ref.value, ref.trainable)
         return self._params[ref.name]
+
+    def assign_variable(self, ref: VarRef, value: SSAValue) -> None:
+        """Record the variable's new value: the program returns it as an update of the
+        variable's parameter (made here if the program never read it)."""
+        self.read_variable(ref)
+        self.updates[ref.name] = value
 
 
 class Scope:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import operator
 import os
-import warnings
 from typing import Any
 
 import numpy as np
@@ -58,7 +57,6 @@ from .torch_capture import (
     quiet,
     to_torch,
     user_frame,
-    user_stacklevel,
 )
 from .torch_control import ControlFlow
 from .torch_ctx import Ctx, DataDependent, meta_spec, to_numpy
@@ -131,6 +129,11 @@ def _needs_decomposition(target: Any) -> bool:
     return mutates or lookup(target) is None
 
 
+EXTRA_DECOMPOSITIONS = (torch.ops.aten.grid_sampler_2d.default,)
+"""Ops torch.export keeps whole that decompose into mapped ones (`F.grid_sample`,
+kornia's warps: gathers and arithmetic)."""
+
+
 def _normalize(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
     """Functionalize in-place ops and decompose ops without a table entry (only those:
     mapped ops such as linear or layer_norm stay whole), in the top-level graph and in
@@ -143,6 +146,8 @@ def _normalize(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram
     for op in list(table.keys()):
         if lookup(op) is not None:
             del table[op]
+    for op in EXTRA_DECOMPOSITIONS:  # core ATen keeps these whole (no setdefault there)
+        table[op] = torch._decomp.decomposition_table[op]
     with quiet():
         return ep.run_decompositions(table)
 
@@ -183,8 +188,9 @@ class _Walker(ControlFlow):
             if n not in self.env:
                 self.env[n] = self._state(n)
         out = next(n for n in nodes if n.op == "output")
-        self._walk(self.ep.graph_module, self._user_outputs(out))
-        return b.finish(self._outputs(out), not self.ep.call_spec.out_spec.is_leaf(), name)
+        self._walk(self.ep.graph_module, [a for a, _ in self._results(out)])
+        outputs, updates = self._outputs(out)
+        return b.finish(outputs, not self.ep.call_spec.out_spec.is_leaf(), name, updates)
 
     def _walk(self, graph: torch.fx.GraphModule, roots: list[Any]) -> None:
         """Import the nodes of `graph` that `roots` depend on, in graph order."""
@@ -204,17 +210,12 @@ class _Walker(ControlFlow):
             elif node.op == "get_attr":  # the body of a higher-order op (torch.cond)
                 self.env[node] = getattr(graph, node.target)
 
-    def _user_outputs(self, out: Any) -> list[Any]:
-        """The nodes of the user's outputs. Buffer mutations (running statistics of a
-        training-mode BatchNorm) are state updates the IR does not carry: they are left
-        out, with a warning."""
-        kinds = [s.kind for s in self.ep.graph_signature.output_specs]
-        if any(k == OutputKind.BUFFER_MUTATION for k in kinds):
-            warnings.warn("buffer updates made by the program (e.g. BatchNorm running "
-                          "statistics in training mode) are not imported",
-                          stacklevel=user_stacklevel())
-        return [a for a, k in zip(out.args[0], kinds)
-                if k == OutputKind.USER_OUTPUT and isinstance(a, torch.fx.Node)]
+    def _results(self, out: Any) -> list[tuple[Any, Any]]:
+        """(node, spec) of the user's outputs and of the buffer updates (running
+        statistics of a training-mode BatchNorm), which become `{ivy.update}` results."""
+        kept = (OutputKind.USER_OUTPUT, OutputKind.BUFFER_MUTATION)
+        return [(a, s) for a, s in zip(out.args[0], self.ep.graph_signature.output_specs)
+                if s.kind in kept and isinstance(a, torch.fx.Node)]
 
     def _kind(self, node: Any) -> Any:
         spec = self.specs.get(node.name)
@@ -382,15 +383,17 @@ class _Walker(ControlFlow):
             return target(*args, **kwargs)
         return self._placeholders(getattr(target, "__name__", str(target)), node.meta.get("val"))
 
-    def _outputs(self, out: Any) -> list[SSAValue]:
-        kinds = [s.kind for s in self.ep.graph_signature.output_specs]
-        values = []
-        for i, (arg, kind) in enumerate(zip(out.args[0], kinds)):
-            if kind != OutputKind.USER_OUTPUT:
+    def _outputs(self, out: Any) -> tuple[list[SSAValue], list[tuple[SSAValue, str]]]:
+        values, updates = [], []
+        for i, (arg, spec) in enumerate(zip(out.args[0], self.ep.graph_signature.output_specs)):
+            if spec.kind == OutputKind.BUFFER_MUTATION:
+                updates.append((self._value(arg), spec.target.removeprefix(self.prefix)))
+                continue
+            if spec.kind != OutputKind.USER_OUTPUT:
                 continue
             value = self._value(arg)
             if not isinstance(value, SSAValue):
                 raise TraceError(f"output {i} of the program is {type(value).__name__}, not "
                                  "a tensor")
             values.append(value)
-        return values
+        return values, updates

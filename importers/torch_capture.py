@@ -113,7 +113,10 @@ def to_torch(tree: Any) -> Any:
         return type(tree)(to_torch(v) for v in tree)
     if isinstance(tree, (np.ndarray, np.generic)) or (
             hasattr(tree, "__array__") and not isinstance(tree, torch.Tensor)):
-        return torch.as_tensor(np.asarray(tree))
+        try:
+            return torch.as_tensor(np.asarray(tree))
+        except TypeError:  # an abstract array (a JAX tracer: a first call under jax.jit)
+            return torch.from_numpy(np.zeros(tree.shape, np.dtype(tree.dtype)))
     return tree
 
 

@@ -201,8 +201,10 @@ def axis_list(dims: Any, rank: int) -> list[int] | None:
 
 def to_numpy(tensor: torch.Tensor) -> np.ndarray:
     """A detached CPU copy of `tensor` as NumPy (bfloat16, which NumPy lacks, as the
-    registry's NumPy bfloat16 dtype, with the same bits)."""
+    registry's NumPy bfloat16 dtype, with the same bits). A copy, not a view: a weight
+    or buffer the source model later updates in place (an optimizer step, batch-norm
+    statistics) must not change a compiled program's parameters behind its back."""
     t = tensor.detach().cpu()
     if t.dtype == torch.bfloat16:
-        return t.view(torch.int16).numpy().view(numpy_dtype("bfloat16"))
-    return t.numpy()
+        return t.view(torch.int16).numpy().view(numpy_dtype("bfloat16")).copy()
+    return t.numpy().copy()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 from xdsl.ir import SSAValue
 
@@ -181,8 +182,8 @@ def _batch_stats(c: Ctx, x: SSAValue) -> tuple[SSAValue, SSAValue]:
 
 def _batch_norm_core(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: Any,
                      training: bool, eps: float) -> SSAValue:
-    # training mode normalizes with the batch's statistics (the running-stat update is
-    # a buffer mutation the IR does not carry)
+    # training mode normalizes with the batch's statistics (the functionalized form,
+    # `_bn_functional`, also returns the running statistics' new values)
     if training or mean is None:
         mean, var = _batch_stats(c, x)
     return c.emit("batch_norm", x, mean, var, weight, bias, axis=1, eps=eps)
@@ -205,11 +206,22 @@ def _bn_no_training(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var:
 
 def _bn_functional(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: Any,
                    training: bool, momentum: float, eps: float) -> list[Any]:
-    """The functionalized training-mode batch norm: (out, save_mean, save_rstd,
-    new_running_mean, new_running_var); the running-stat update is a buffer mutation,
-    which the IR does not carry, so only `out` is imported."""
-    return [_batch_norm_core(c, x, weight, bias, mean, var, training, eps),
-            None, None, None, None]
+    """The functionalized batch norm: (out, save_mean, save_rstd, new_running_mean,
+    new_running_var). In training mode the new running statistics are torch's moving
+    averages (the variance unbiased); the walker returns them as `{ivy.update}` results."""
+    if not training:
+        return [_batch_norm_core(c, x, weight, bias, mean, var, False, eps), None, None,
+                mean, var]
+    batch_mean, batch_var = _batch_stats(c, x)
+    out = c.emit("batch_norm", x, batch_mean, batch_var, weight, bias, axis=1, eps=eps)
+    shape, dtype = spec_of(x).shape, spec_of(mean).dtype
+    n = int(np.prod(shape)) // shape[1]
+    unbiased = c.emit("multiply", batch_var, c.const(n / max(n - 1, 1), dtype))
+
+    def moving(old: SSAValue, new: SSAValue) -> SSAValue:
+        return c.emit("add", c.emit("multiply", old, c.const(1 - momentum, dtype)),
+                      c.emit("multiply", new, c.const(momentum, dtype)))
+    return [out, None, None, moving(mean, batch_mean), moving(var, unbiased)]
 
 
 def _bn_no_stats(c: Ctx, x: SSAValue, weight: Any, bias: Any, training: bool,

@@ -25,14 +25,21 @@ def _identity(c: Ctx, x: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _dropout(c: Ctx, x: SSAValue, p: float = 0.5, train: bool | None = False) -> SSAValue:
-    if train and p > 0:
-        raise Unmapped("in training mode (randomness); call model.eval()")
-    return x
+    return _native_dropout(c, x, p, train)[0]
 
 
 def _native_dropout(c: Ctx, x: SSAValue, p: float, train: bool | None) -> list[SSAValue]:
-    return [_dropout(c, x, p, train), c.emit("ones", shape=list(spec_of(x).shape),
-                                            dtype="bool")]
+    """In training mode the mask is drawn from the program's random key (each compiled
+    call gets a fresh one from the target's RNG): torch's distribution, not its stream."""
+    spec = spec_of(x)
+    if not train or p == 0:
+        return [x, c.emit("ones", shape=list(spec.shape), dtype="bool")]
+    u = c.emit("random_uniform", c.b.rng_key(), shape=list(spec.shape), dtype=spec.dtype)
+    keep = c.emit("greater_equal", u, c.const(p, spec.dtype))
+    scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+    out = c.emit("where", keep, c.emit("multiply", x, c.const(scale, spec.dtype)),
+                 c.const(0, spec.dtype))
+    return [out, keep]
 
 
 def _reshape(c: Ctx, x: SSAValue, *args: Any, **kwargs: Any) -> SSAValue:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import inspect
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import importers
@@ -19,13 +21,14 @@ import ivy_ir
 import lowerings
 
 from .backend import current_backend, infer, selected
+from .library import transpile_library
 
 TARGETS = ("jax", "torch", "tensorflow", "numpy", "ivy")
 
 
 def transpile(obj: Any, source: str | None = None, to: str | None = None,
               args: tuple[Any, ...] | None = None, kwargs: dict[str, Any] | None = None,
-              params_v: Any = None, **options: Any) -> Any:
+              params_v: Any = None, training: bool | None = None, **options: Any) -> Any:
     """`obj` (a torch `nn.Module`, a Keras model or layer, a Flax module or Haiku
     `hk.Transformed` with its variables in `params_v`, a JAX `apply(params, x)`, an ivy
     `Module`, a plain function, or a whole library module) as the `to` framework's own
@@ -34,22 +37,30 @@ def transpile(obj: Any, source: str | None = None, to: str | None = None,
     With example `args`/`kwargs` it compiles at once; without them the result
     compiles on its first call and again per new argument signature. `options` go to
     `ivy_ir.compile` (`passes=`, `torch_compile=True`, `jit_compile=True`).
+
+    `training` (torch, Keras and ivy models; default: the model's own mode) traces
+    the source in training mode: dropout draws (a fresh key per call from the
+    target's RNG, or the `rng=` key JAX's `apply` takes) and batch norm normalizes with
+    the batch's statistics and updates its running ones as the source does.
     """
     to = to or current_backend()
     if to not in TARGETS:
         raise ValueError(f"ivy.transpile: to={to!r} is not one of {', '.join(TARGETS)}")
     if isinstance(obj, types.ModuleType):
-        from .library import transpile_library
         return transpile_library(obj, source or _library_source(obj), to, **options)
     if to == "ivy":
         return unify(obj, source=source, args=args, kwargs=kwargs, params_v=params_v,
                      **options)
     fn, params = _program(obj, params_v)
-    compiled = ivy_ir.compile(fn, target=to, args=tuple(args or ()), kwargs=kwargs,
-                              params=params, source=source, **options)
+    with _mode(obj, training, kwargs) as kwargs:
+        compiled = ivy_ir.compile(fn, target=to, args=tuple(args or ()), kwargs=kwargs,
+                                  params=params, source=source, **options)
     if isinstance(compiled, ivy_ir.LazyCompiled):
         return compiled
-    return idiomatic(compiled, getattr(obj, "__name__", type(obj).__name__))
+    result = idiomatic(compiled, getattr(obj, "__name__", type(obj).__name__))
+    if to == "torch" and result is compiled.module:
+        _keep_unsaved(result, obj)
+    return result
 
 
 def _program(obj: Any, params_v: Any) -> tuple[Any, Any]:
@@ -64,6 +75,45 @@ def _program(obj: Any, params_v: Any) -> tuple[Any, Any]:
         haiku_apply.__signature__ = inspect.Signature([first, *rest])  # type: ignore[attr-defined]
         return haiku_apply, params_v
     return obj, params_v
+
+
+@contextmanager
+def _mode(obj: Any, training: bool | None, kwargs: dict[str, Any] | None
+          ) -> Iterator[dict[str, Any] | None]:
+    """Trace in the requested mode: a torch (or ivy) module's `train()` for the
+    duration, the `training` argument of a Keras call; other sources have their own
+    flags."""
+    if training is None:
+        yield kwargs
+    elif callable(getattr(obj, "train", None)) and hasattr(obj, "training"):
+        was = obj.training
+        obj.train(training)
+        try:
+            yield kwargs
+        finally:
+            obj.train(was)
+    elif hasattr(obj, "call") and hasattr(obj, "trainable_weights"):
+        yield {**(kwargs or {}), "training": training}
+    else:
+        raise ValueError(f"ivy.transpile: training= applies to torch, Keras and ivy "
+                         f"models; pass {type(obj).__name__}'s own flags (Flax: "
+                         "deterministic=, use_running_average=) in kwargs=")
+
+
+def _keep_unsaved(module: Any, source: Any) -> None:
+    """A torch source's non-persistent buffers (`persistent=False`: BERT's position
+    ids, GPT-2's causal mask, Llama's rotary frequencies) stay out of the result's
+    `state_dict()` too, so the source's checkpoint loads with `strict=True`."""
+    if not callable(getattr(source, "named_buffers", None)):
+        return
+    unsaved = {n for n, _ in source.named_buffers()} - set(source.state_dict())
+    for name, _ in list(module.named_buffers()):
+        if name in unsaved:
+            *path, leaf = name.split(".")
+            holder = module
+            for part in path:
+                holder = holder._modules[part]
+            holder._non_persistent_buffers_set.add(leaf)
 
 
 def _is_haiku(obj: Any) -> bool:
@@ -106,11 +156,23 @@ class JaxPair(tuple):
     def __new__(cls, compiled: ivy_ir.Compiled) -> JaxPair:
         params = lowerings.runtime.nest(compiled.trainable_params)
 
-        def apply(params: dict[str, Any], *inputs: Any, **keyword_inputs: Any) -> Any:
-            return compiled.apply(_flat(params), *inputs, **keyword_inputs)
+        def apply(params: dict[str, Any], *inputs: Any, rng: Any = None,
+                  buffers: dict[str, Any] | None = None, mutable: bool = False,
+                  **keyword_inputs: Any) -> Any:
+            """`rng`: a JAX key, required when the program draws (dropout in training
+            mode: a key drawn here would be baked into a `jax.jit` trace). `buffers`:
+            values replacing the closed-over ones; `mutable=True` returns
+            `(outputs, new buffers)` (batch-norm statistics in training mode)."""
+            if rng is None and compiled.ir_module.draws:
+                raise TypeError("this program draws random numbers (dropout in training "
+                                "mode): pass rng=jax.random.key(...), split per step")
+            flat = {**_flat(buffers or {}), **_flat(params)}
+            out, updates = compiled.apply_updates(flat, *inputs, rng=rng, **keyword_inputs)
+            return (out, lowerings.runtime.nest(updates)) if mutable else out
         apply.__name__ = "apply"
         pair = super().__new__(cls, (params, apply))
         pair.compiled = compiled
+        pair.buffers = lowerings.runtime.nest(compiled.buffers)
         return pair
 
     def __call__(self, *inputs: Any, **keyword_inputs: Any) -> Any:

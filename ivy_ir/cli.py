@@ -8,15 +8,19 @@ import time
 
 import numpy as np
 
-from . import api, demo_drone, import_cli
+from . import api, demo_drone, demo_showcase, import_cli
 from .core.errors import IRError, TraceError
 from .demo import block, example_input, init_params
 from .passes import run_pipeline
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.program == "showcase":
+        shown = demo_showcase.run(args.out or "ivy_ir_demo.png", quick=args.quick,
+                                  threads=args.threads)
+        return 0 if shown.ok else 1
     if args.program == "drone":
-        return demo_drone.run(args.framework, args.compiled, args.out)
+        return demo_drone.run(args.framework, args.compiled, args.out or "drone_path.png")
     params, x = init_params(), example_input()
     t0 = time.perf_counter()
     module = api.trace(block, (x,), params=params)
@@ -65,15 +69,23 @@ def _lower(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ivy-ir", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="trace, optimize, lower and check a built-in program "
-                          "(block), or run the 2021 paper's drone planner (drone)")
-    demo.add_argument("program", nargs="?", default="block", choices=["block", "drone"])
-    demo.add_argument("--locations", action="store_true", help="print source locations")
+    demo = sub.add_parser("demo", help="transpile a torch CNN and transformer to every "
+                          "target, check and time them (showcase, the default); trace, "
+                          "optimize, lower and check a facade block (block); or run the "
+                          "2021 paper's drone planner (drone)")
+    demo.add_argument("program", nargs="?", default="showcase",
+                      choices=["showcase", "block", "drone"])
+    demo.add_argument("--quick", action="store_true",
+                      help="showcase: two timing rounds, no torch.compile")
+    demo.add_argument("--threads", type=int, default=1, help="showcase: intra-op threads "
+                      "of every framework (0: each framework's default)")
+    demo.add_argument("--locations", action="store_true", help="block: print source locations")
     demo.add_argument("--framework", default="torch", choices=["torch", "jax", "tensorflow"],
                       help="drone: the framework the planner runs on")
     demo.add_argument("--compiled", action="store_true",
                       help="drone: compile the cost function to JAX with ivy_ir first")
-    demo.add_argument("--out", default="drone_path.png", help="drone: the picture's path")
+    demo.add_argument("--out", default=None, help="the picture's path (showcase: "
+                      "ivy_ir_demo.png, drone: drone_path.png)")
     demo.set_defaults(run=_demo)
     sub.add_parser("ops", help="list the ops of the ivy dialect").set_defaults(run=_ops)
     low = sub.add_parser("lower", help="print the target source for an IR file")

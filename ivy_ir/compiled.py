@@ -40,7 +40,14 @@ class Compiled:
         self.source = lowered.source
         self.raw = lowered.raw
         self.runtime = lowered.runtime
-        self._apply = self.runtime.own_outputs(lowered.fn, ir_module)
+        raw = self.runtime.own_outputs(lowered.fn, ir_module)
+        self._updates = ir_module.updates
+        self._draws = ir_module.draws
+        self._run = self._split(raw, ir_module) if self._updates or self._draws else None
+        self._apply = raw if self._run is None else \
+            lambda params, *inputs: self._run(params, *inputs)[0]
+        self._step = raw if self._run is None else self._stateful
+        """The call: `_apply`, then the buffers' new values stored (training mode)."""
         self._inputs = ir_module.inputs
         self._retrace = retrace
         self._variants: dict[tuple[Any, ...], Compiled] = {}
@@ -77,14 +84,51 @@ class Compiled:
         trainable = self.trainable_params
         return {k: v for k, v in self._params.items() if k not in trainable}
 
-    def apply(self, params: dict[str, Any], *inputs: Any, **keyword_inputs: Any) -> Any:
+    def apply(self, params: dict[str, Any], *inputs: Any, rng: Any = None,
+              **keyword_inputs: Any) -> Any:
         """The program as a pure function of the parameters. `params` may hold only some
-        of them (`trainable_params`, for `jax.grad`): the others are this object's."""
+        of them (`trainable_params`, for `jax.grad`): the others are this object's. A
+        program that draws (dropout in training mode) takes `rng`, a key of the
+        target's idiom (`jax.random.key(0)` on JAX); without one it draws a fresh key
+        from the target's global RNG. Buffer updates are dropped: see `apply_updates`."""
+        return self.apply_updates(params, *inputs, rng=rng, **keyword_inputs)[0]
+
+    def apply_updates(self, params: dict[str, Any], *inputs: Any, rng: Any = None,
+                      **keyword_inputs: Any) -> tuple[Any, dict[str, Any]]:
+        """`(outputs, {buffer name: new value})`: `apply` plus the buffers a training-mode
+        program updates (batch-norm running statistics), for functional training loops
+        (Flax's `mutable=` idiom)."""
         if len(params) < len(self._params):
             params = {**self._params, **params}
         if keyword_inputs:
             inputs = self._bind(inputs, keyword_inputs)
-        return self._apply(params, *inputs)
+        if self._run is None:
+            return self._apply(params, *inputs), {}
+        return self._run(params, *inputs, rng=rng)
+
+    def _split(self, raw: Callable[..., Any], module: Module) -> Callable[..., Any]:
+        """`run(params, *inputs, rng=None) -> (outputs, updates)` around the lowered
+        function, which takes the random key last and returns the buffers' new values
+        after the user's outputs."""
+        names, draws, rt = self._updates, self._draws, self.runtime
+        n = len(module.outputs) - len(names)
+        single = n == 1 and not module.returns_sequence
+
+        def run(params: dict[str, Any], *inputs: Any, rng: Any = None) -> Any:
+            if draws:
+                inputs = (*inputs, rt.fresh_key() if rng is None else rt.key_of(rng))
+            out = raw(params, *inputs)
+            if not names:
+                return out, {}
+            out = tuple(out)
+            return (out[0] if single else out[:n]), dict(zip(names, out[n:]))
+        return run
+
+    def _stateful(self, params: dict[str, Any], *inputs: Any) -> Any:
+        out, updates = self._run(params, *inputs)
+        for name, value in updates.items():
+            self.runtime.assign(params, name, value)
+        return out
 
     @property
     def ir(self) -> str:
@@ -114,7 +158,7 @@ class Compiled:
     def _fast_call(self) -> Callable[..., Any]:
         """`call(*inputs)`: check each input's dtype and static dims, then run."""
         names = [f"a{i}" for i in range(len(self._inputs))]
-        env: dict[str, Any] = {"fn": self._apply, "params": self._params, "slow": self._slow}
+        env: dict[str, Any] = {"fn": self._step, "params": self._params, "slow": self._slow}
         checks = []
         env["T"] = self.runtime.fast_types
         for i, (name, t) in enumerate(zip(names, self._inputs)):
@@ -154,7 +198,7 @@ class Compiled:
         for i, (got, want) in enumerate(zip(specs, self._inputs)):
             if not _fits(got, want):
                 return self._other_types(args, specs, i)
-        return self.apply(self._params, *args)
+        return self._step(self._params, *args)
 
     def _boundary(self, i: int, value: Any) -> Any:
         """Input `i` as the target's array. Lists and Python numbers take the input's
@@ -190,7 +234,7 @@ class Compiled:
             variant = self._variants[specs] = self._retrace(examples)
             variant._adopt(self)
         own = variant._own
-        return variant._apply({**self._params, **own} if own else self._params, *args)
+        return variant._step({**self._params, **own} if own else self._params, *args)
 
     def _adopt(self, parent: Compiled) -> None:
         """Make this retraced variant use `parent`'s parameter objects, so gradients and

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, ExitStack
 from typing import Any
 
 import jax
@@ -172,7 +172,14 @@ class JaxRuntime(JaxAutodiff, Runtime):
         return {k: jnp.asarray(v) for k, v in values.items()}  # in `scope`: float64 stays
 
     def scope(self, wide: bool) -> AbstractContextManager[Any]:
-        return jax.enable_x64(True) if wide else nullcontext()
+        """Hoisted constants and parameters are concrete arrays even when the program is
+        first compiled inside the caller's `jax.jit` (a lazily compiled function's first
+        call): made as tracers, they would leak into every later call."""
+        stack = ExitStack()
+        stack.enter_context(jax.ensure_compile_time_eval())
+        if wide:
+            stack.enter_context(jax.enable_x64(True))
+        return stack
 
     def wrap(self, raw: Callable[..., Any], wide: bool = False,
              **options: Any) -> Callable[..., Any]:
@@ -188,6 +195,11 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
     def native_dtype(self, name: str) -> Any:
         return numpy_dtype(name)
+
+    def key_of(self, rng: Any) -> Any:
+        """A JAX PRNG key (`jax.random.key(0)` or a legacy uint32 pair) as the program's
+        integer key, so the caller threads keys the JAX way (split per step)."""
+        return jax.random.randint(rng, (), 0, 2**31 - 1, dtype=jnp.int32)
 
     @property
     def lax(self) -> Any:

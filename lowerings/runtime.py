@@ -41,8 +41,9 @@ class Runtime(NoAutodiff):
                             f"{', '.join(sorted(unknown))}; it accepts: {accepted}")
 
     def params(self, values: dict[str, np.ndarray], trainable: dict[str, bool]) -> dict[str, Any]:
-        """Target-native parameters keyed by dotted name."""
-        return dict(values)
+        """Target-native parameters keyed by dotted name: copies, so neither the
+        traced module's arrays nor the user's own change with the program's buffers."""
+        return {k: np.array(v) for k, v in values.items()}
 
     def wrap(self, raw: Callable[..., Any], **options: Any) -> Callable[..., Any]:
         """The framework's own wrapping of `raw(params, *inputs)`."""
@@ -77,6 +78,20 @@ class Runtime(NoAutodiff):
         """`fn`, changed where its results could share memory that outlives the call
         (NumPy: parameters and hoisted constants returned as they are)."""
         return fn
+
+    def fresh_key(self) -> Any:
+        """A random key for a program that draws (dropout in training mode), from the
+        target's own global RNG, so the framework's seeding decides it (NumPy's for
+        NumPy and JAX, which has none)."""
+        return np.asarray(np.random.randint(0, 2**31 - 1), np.int32)
+
+    def key_of(self, rng: Any) -> Any:
+        """The program's integer key from a key of the target's own RNG idiom."""
+        return rng
+
+    def assign(self, params: dict[str, Any], name: str, value: Any) -> None:
+        """Store a buffer's new value (running statistics) where the next call reads it."""
+        params[name] = value
 
 
 def host_array(value: Any) -> np.ndarray:

@@ -48,6 +48,12 @@ class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
     def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
         return CompiledModule(params, call)
 
+    def fresh_key(self) -> Any:
+        return tf.random.uniform((), 0, 2**31 - 1, dtype=tf.int32)
+
+    def assign(self, params: dict[str, Any], name: str, value: Any) -> None:
+        params[name].assign(value)
+
     def keras_layer(self, values: dict[str, np.ndarray], call: Callable[..., Any],
                     name: str) -> Any:
         """A Keras layer owning `values` as trainable weights; calling it runs

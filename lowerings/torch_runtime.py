@@ -60,6 +60,13 @@ class TorchRuntime(TorchAutodiff, Runtime):
     def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
         return CompiledModule(params, call)
 
+    def fresh_key(self) -> Any:
+        return torch.randint(0, 2**31 - 1, (), dtype=torch.int32)
+
+    def assign(self, params: dict[str, Any], name: str, value: Any) -> None:
+        with torch.no_grad():  # in place: the module's buffer is the same tensor
+            params[name].copy_(value)
+
     def own_outputs(self, fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
         """Eager torch returns a new tensor per call; a hoisted constant or a buffer
         returned as it is would be shared by every call (`clone` keeps autograd)."""

@@ -211,11 +211,21 @@ def test_boolean_mask_input_is_a_data_dependent_shape():
     assert f"test_import_torch.py:{_line_of(_masked, 'x[mask]')}" in str(info.value)
 
 
-def test_training_mode_dropout_is_reported_not_dropped():
-    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5)).train()
-    with pytest.raises(ivy_ir.UnsupportedOpsError, match=r"aten\.dropout\.default \(in "
-                       r"training mode \(randomness\); call model\.eval\(\)\)"):
-        ivy_ir.trace(model, (_tensor(2, 3),))
+def test_training_mode_dropout_draws_from_the_programs_key():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5), nn.Dropout(0.2)).train()
+    ir = str(ivy_ir.trace(model, (_tensor(2, 3),)))
+    assert "%rng: tensor<i32> {ivy.rng}" in ir
+    assert ir.count("ivy.random_uniform") == 2  # each with its own key (rng + offset)
+    assert "ivy.add %rng" in ir
+
+
+def test_grid_sample_decomposes_on_every_target():
+    # torch.export keeps aten.grid_sampler_2d whole; torch._decomp's decomposition
+    # (gathers and arithmetic) is added at import: F.grid_sample, kornia's warps
+    def fn(x, grid):
+        return torch.nn.functional.grid_sample(x, grid, align_corners=False)
+
+    _check_all_targets(fn, (_tensor(1, 2, 5, 5), np.tanh(_tensor(1, 4, 4, 2))))
 
 
 def test_rectangular_eye_and_float_logical_not_on_every_target():

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import DictionaryAttr, StringAttr
+from xdsl.dialects.builtin import DictionaryAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -42,6 +42,10 @@ def input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool)
     return [n for n, a in zip(names, args) if is_array(a)]
 
 
+RNG_KEY = "ivy.rng"
+"""The argument attribute of a program's random key input."""
+
+
 class Graph:
     """An insertion point plus the bookkeeping of parameters."""
 
@@ -54,6 +58,24 @@ class Graph:
         self.params: dict[str, np.ndarray] = {}
         self.param_attrs: dict[int, DictionaryAttr] = {}
         self._lifted: dict[tuple[int, str], tuple[np.ndarray, SSAValue]] = {}
+        self._key: SSAValue | None = None
+        self._draws = 0
+
+    def rng_key(self) -> SSAValue:
+        """A key for one random op of a program that draws (dropout in training mode):
+        the program's key input, added on first use and marked `{ivy.rng}` (the compiled
+        program supplies a fresh one per call, from the target's own RNG idiom), plus a
+        per-op offset, so no two ops draw the same stream."""
+        if self._key is None:
+            arg = self.block.insert_arg(TensorSpec((), "int32").to_xdsl(), len(self.block.args))
+            arg.name_hint = "rng"
+            self.param_attrs[arg.index] = DictionaryAttr({RNG_KEY: UnitAttr()})
+            self._key = arg
+        self._draws += 1
+        if self._draws == 1:
+            return self._key
+        offset = self.emit("constant", [], {"value": np.asarray(self._draws - 1, np.int32)})
+        return self.emit("add", [self._key, offset[0]], {})[0]
 
     @contextmanager
     def inside(self, block: Block) -> Iterator[Block]:

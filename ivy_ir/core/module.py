@@ -2,7 +2,9 @@
 
 Parameters (weights, buffers, large constants) are arguments of the entry function
 marked `{ivy.param = "dotted.name"}` (trainable) or `{ivy.buffer = "name"}`, so printed
-IR never carries weight data and stays readable; the arrays live in `params`.
+IR never carries weight data and stays readable; the arrays live in `params`. A random
+key input is marked `{ivy.rng}`, and a trailing result marked `{ivy.update = "name"}` is
+the new value of buffer `name` (training mode), so the program itself stays pure.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from ..dialect import TensorSpec
 from ..dialect.ops import location_text
+from .graph import RNG_KEY
 
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
+UPDATE = "ivy.update"
+"""The result attribute naming the buffer a trailing result is the new value of."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,8 @@ class ArgInfo:
     spec: TensorSpec
     param: str | None = None
     trainable: bool = False
+    rng: bool = False
+    """The random key input (`Graph.rng_key`): supplied by the compiled call."""
 
 
 @dataclass
@@ -55,19 +62,32 @@ class Module:
             name = next((d[k] for k in PARAM_KEYS if k in d), None)
             out.append(ArgInfo(TensorSpec.from_xdsl(t),
                                name.data if isinstance(name, StringAttr) else None,
-                               "ivy.param" in d))
+                               "ivy.param" in d, RNG_KEY in d))
         return out
 
     @property
     def inputs(self) -> list[TensorSpec]:
-        return [a.spec for a in self.args() if a.param is None]
+        """The user's inputs (not parameters, not the random key)."""
+        return [a.spec for a in self.args() if a.param is None and not a.rng]
 
     @property
     def input_names(self) -> list[str | None]:
         """The inputs' names as traced (the source's parameter and keyword names), by
         which a compiled call takes keyword arguments."""
         return [arg.name_hint for arg, info in zip(self.entry.body.block.args, self.args())
-                if info.param is None]
+                if info.param is None and not info.rng]
+
+    @property
+    def draws(self) -> bool:
+        """Whether the program takes a random key (its last input)."""
+        return any(a.rng for a in self.args())
+
+    @property
+    def updates(self) -> list[str]:
+        """The parameters (buffers) the program updates, one per trailing result marked
+        `{ivy.update = "name"}`: batch-norm running statistics in training mode."""
+        attrs = self.entry.res_attrs.data if self.entry.res_attrs is not None else ()
+        return [d.data[UPDATE].data for d in attrs if UPDATE in d.data]
 
     @property
     def outputs(self) -> list[TensorSpec]:
