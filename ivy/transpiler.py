@@ -56,7 +56,7 @@ def transpile(obj: Any, source: str | None = None, to: str | None = None,
         compiled = ivy_ir.compile(fn, target=to, args=tuple(args or ()), kwargs=kwargs,
                                   params=params, source=source, **options)
     if isinstance(compiled, ivy_ir.LazyCompiled):
-        return compiled
+        return lowerings.get_runtime(to).lazy_module(compiled)
     result = idiomatic(compiled, getattr(obj, "__name__", type(obj).__name__))
     if to == "torch" and result is compiled.module:
         _keep_unsaved(result, obj)

@@ -79,6 +79,11 @@ class Runtime(NoAutodiff):
         (NumPy: parameters and hoisted constants returned as they are)."""
         return fn
 
+    def lazy_module(self, lazy: Callable[..., Any]) -> Any:
+        """The target's trainable object over a program compiled on its first call (a
+        `LazyCompiled`): torch's lazy-module idiom; the call itself elsewhere."""
+        return lazy
+
     def fresh_key(self) -> Any:
         """A random key for a program that draws (dropout in training mode), from the
         target's own global RNG, so the framework's seeding decides it (NumPy's for

@@ -60,6 +60,9 @@ class TorchRuntime(TorchAutodiff, Runtime):
     def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
         return CompiledModule(params, call)
 
+    def lazy_module(self, lazy: Callable[..., Any]) -> Any:
+        return LazyCompiledModule(lazy)
+
     def fresh_key(self) -> Any:
         return torch.randint(0, 2**31 - 1, (), dtype=torch.int32)
 
@@ -90,6 +93,29 @@ class CompiledModule(torch.nn.Module):
 
     def forward(self, *inputs: Any, **keyword_inputs: Any) -> Any:
         return self._call(*inputs, **keyword_inputs)
+
+
+class LazyCompiledModule(torch.nn.Module):
+    """An `nn.Module` over a program compiled on its first call (`LazyCompiled`): its
+    parameters and buffers appear then, under the source's names, as a torch lazy
+    module's do (run one batch before building the optimizer). They are the tables of
+    the first compiled entry's module, which every later signature's entry shares."""
+
+    def __init__(self, lazy: Callable[..., Any]):
+        super().__init__()
+        object.__setattr__(self, "_lazy", lazy)
+
+    def forward(self, *inputs: Any, **keyword_inputs: Any) -> Any:
+        out = self._lazy(*inputs, **keyword_inputs)
+        if not self._materialized():
+            first = self._lazy.module
+            self._parameters, self._buffers = first._parameters, first._buffers
+            self._modules = first._modules
+        return out
+
+    def _materialized(self) -> bool:
+        return bool(self._parameters or self._buffers or self._modules) or \
+            self._lazy.cache_info().entries == 0
 
 
 def _register(module: torch.nn.Module, tree: dict[str, Any]) -> None:

@@ -221,3 +221,17 @@ def test_trace_graph_is_a_callable_graph_in_the_source_framework(net):
 def test_transpile_refuses_an_unknown_target():
     with pytest.raises(ValueError, match="to='mxnet' is not one of"):
         ivy.transpile(lambda x: x, to="mxnet", args=(X,))
+
+
+def test_lazy_transpile_to_torch_is_a_lazy_module_named_as_the_source(net):
+    module = ivy.transpile(net, source="torch", to="torch")
+    assert isinstance(module, torch.nn.Module) and list(module.parameters()) == []
+    np.testing.assert_allclose(module(torch.from_numpy(X)).detach().numpy(), _reference(net),
+                               rtol=1e-5, atol=1e-6)
+    assert list(module.state_dict()) == list(net.state_dict())
+    # one set of parameters for every signature: a step through another batch size
+    # changes what the first signature computes
+    opt = torch.optim.SGD(module.parameters(), lr=0.1)
+    module(torch.from_numpy(X[:1])).sum().backward()
+    opt.step()
+    assert not np.allclose(module(torch.from_numpy(X)).detach().numpy(), _reference(net))
