@@ -203,21 +203,23 @@ def keras_layer(compiled: ivy_ir.Compiled, name: str) -> Any:
 
 
 class Unified:
-    """A traced program as an `ivy` function: called under `ivy.set_backend("x")` (or
-    with x's arrays and no backend set) it runs lowered to x, compiled once per
-    backend (its parameters converted once). `str()` is its IR."""
+    """A program as an `ivy` function: called under `ivy.set_backend("x")` (or with x's
+    arrays and no backend set) it runs compiled for x, once per backend, and retraced
+    there for other shapes, as any compiled program is. `str()` is its IR."""
 
-    def __init__(self, module: ivy_ir.Module, name: str, passes: str = "default"):
-        self.ir_module = module
-        self.__name__ = name
+    def __init__(self, program: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
+                 params: Any, source: str | None, passes: str, name: str):
+        self._trace = dict(fn=program, args=args, kwargs=kwargs, params=params, source=source)
         self._passes = passes
+        self.__name__ = name
         self._compiled: dict[str, ivy_ir.Compiled] = {}
+        self.ir_module = ivy_ir.trace(program, args, kwargs, params=params, source=source)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         target = selected() or infer((*args, *kwargs.values())) or "numpy"
         compiled = self._compiled.get(target)
         if compiled is None:
-            compiled = ivy_ir.compile(self.ir_module, target=target, passes=self._passes)
+            compiled = ivy_ir.compile(**self._trace, target=target, passes=self._passes)
             self._compiled[target] = compiled
         return compiled(*args, **kwargs)
 
@@ -238,8 +240,8 @@ def unify(fn: Any, source: str | None = None, args: tuple[Any, ...] | None = Non
     if args is None and kwargs is None:
         raise TypeError("ivy.unify needs example args= (or kwargs=) to trace the function")
     program, params = _program(fn, params_v)
-    module = ivy_ir.trace(program, tuple(args or ()), kwargs, params=params, source=source)
-    return Unified(module, getattr(fn, "__name__", type(fn).__name__), passes)
+    return Unified(program, tuple(args or ()), kwargs, params, source, passes,
+                   getattr(fn, "__name__", type(fn).__name__))
 
 
 def trace_graph(fn: Any, *, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
@@ -250,8 +252,8 @@ def trace_graph(fn: Any, *, args: tuple[Any, ...] = (), kwargs: dict[str, Any] |
     runs on whichever backend is set."""
     program, params = _program(fn, params_v)
     own = source or importers.detect_source(program, tuple(args), params)
-    module = ivy_ir.trace(program, tuple(args), kwargs, params=params, source=own)
-    name = getattr(fn, "__name__", type(fn).__name__)
     if own == "ivy":
-        return Unified(module, name, passes)
-    return ivy_ir.compile(module, target=own, passes=passes)
+        return Unified(program, tuple(args), kwargs, params, own, passes,
+                       getattr(fn, "__name__", type(fn).__name__))
+    return ivy_ir.compile(program, target=own, args=tuple(args), kwargs=kwargs,
+                          params=params, source=own, passes=passes)
