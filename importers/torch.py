@@ -166,6 +166,9 @@ class _Walker(ControlFlow):
         self.specs = {s.arg.name: s for s in ep.graph_signature.input_specs
                       if hasattr(s.arg, "name")}
         self.env: dict[Any, Any] = {}
+        self.tied: dict[int, SSAValue] = {}
+        """Parameter of each state tensor (by identity): a tied weight is one parameter,
+        named by its first name, its others aliases."""
         self.known: dict[SSAValue, np.ndarray] = {}
         self.locations: dict[str, Any] = {}
         self.enclosing: Any = location(None, None)
@@ -238,10 +241,16 @@ class _Walker(ControlFlow):
             value = self.ep.constants.get(spec.target)
         if not isinstance(value, torch.Tensor):
             raise TraceError(f"cannot import '{spec.target}' ({spec.kind.name.lower()})")
-        array = to_numpy(value)
         name = spec.target.removeprefix(self.prefix)
         if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
-            return self.b.param(name, array, trainable=spec.kind == InputKind.PARAMETER)
+            tied = self.tied.get(id(value))
+            if tied is not None:  # one tensor under two names (GPT-2's lm_head/wte)
+                self.b.graph.alias(tied, name)
+                return tied
+            self.tied[id(value)] = self.b.param(name, to_numpy(value),
+                                                trainable=spec.kind == InputKind.PARAMETER)
+            return self.tied[id(value)]
+        array = to_numpy(value)
         const = self.b.constant(array)
         self.known[const] = array
         return const

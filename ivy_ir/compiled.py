@@ -59,7 +59,8 @@ class Compiled:
         self._missing = [a.param for a in ir_module.args()
                          if a.param is not None and a.param not in params]
         self.params = params
-        self.module = self.runtime.module(params, self) if not self._missing else None
+        aliases = {a.param: a.aliases for a in ir_module.args() if a.aliases}
+        self.module = self.runtime.module(params, self, aliases) if not self._missing else None
 
     @property
     def params(self) -> dict[str, Any]:

@@ -70,8 +70,10 @@ class Runtime(NoAutodiff):
         """IR type of a native input (for retracing with other shapes)."""
         return TensorSpec(tuple(value.shape), dtype_name(value.dtype))
 
-    def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
-        """A framework module owning `params` whose forward is `call`; None if none."""
+    def module(self, params: dict[str, Any], call: Callable[..., Any],
+               aliases: dict[str, tuple[str, ...]] | None = None) -> Any:
+        """A framework module owning `params` whose forward is `call`; None if none.
+        `aliases`: other names of a parameter in the source's state (tied weights)."""
         return None
 
     def own_outputs(self, fn: Callable[..., Any], module: Module) -> Callable[..., Any]:

@@ -45,8 +45,9 @@ class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
     def spec(self, value: Any) -> TensorSpec:
         return TensorSpec(tuple(value.shape), dtype_name(value.dtype.name))
 
-    def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
-        return CompiledModule(params, call)
+    def module(self, params: dict[str, Any], call: Callable[..., Any],
+               aliases: dict[str, tuple[str, ...]] | None = None) -> Any:
+        return CompiledModule(params, call)  # a variable is tracked once, by one name
 
     def fresh_key(self) -> Any:
         return tf.random.uniform((), 0, 2**31 - 1, dtype=tf.int32)

@@ -57,8 +57,13 @@ class TorchRuntime(TorchAutodiff, Runtime):
     def spec(self, value: Any) -> TensorSpec:
         return TensorSpec(tuple(value.shape), dtype_name(str(value.dtype).removeprefix("torch.")))
 
-    def module(self, params: dict[str, Any], call: Callable[..., Any]) -> Any:
-        return CompiledModule(params, call)
+    def module(self, params: dict[str, Any], call: Callable[..., Any],
+               aliases: dict[str, tuple[str, ...]] | None = None) -> Any:
+        module = CompiledModule(params, call)
+        for name, others in (aliases or {}).items():
+            for other in others:  # the same tensor: state_dict() lists both, as torch's
+                _register(module, nest({other: params[name]}), merge=True)
+        return module
 
     def lazy_module(self, lazy: Callable[..., Any]) -> Any:
         return LazyCompiledModule(lazy)
@@ -118,17 +123,19 @@ class LazyCompiledModule(torch.nn.Module):
             self._lazy.cache_info().entries == 0
 
 
-def _register(module: torch.nn.Module, tree: dict[str, Any]) -> None:
+def _register(module: torch.nn.Module, tree: dict[str, Any], merge: bool = False) -> None:
     """Put the tree into the module's own tables. `register_parameter` refuses names
     that are attributes of `nn.Module` (`float`, `eval`, `training`, `forward`) or
     empty, yet they are legal source names: the tables take any string, and
     `parameters()`, `state_dict()`, `.to()` and optimizers read only the tables, so the
-    names stay the source's while `module.float()` stays the method."""
+    names stay the source's while `module.float()` stays the method. `merge` adds to
+    submodules already there (a tied weight's other name)."""
     for key, value in tree.items():
         if isinstance(value, dict):
-            child = torch.nn.Module()
-            _register(child, value)
-            module._modules[key] = child
+            child = module._modules.get(key) if merge else None
+            if child is None:
+                child = module._modules[key] = torch.nn.Module()
+            _register(child, value, merge)
         elif isinstance(value, torch.nn.Parameter):
             module._parameters[key] = value
         else:

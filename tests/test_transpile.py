@@ -238,3 +238,30 @@ def test_lazy_transpile_to_torch_is_a_lazy_module_named_as_the_source(net):
     module(torch.from_numpy(X[:1])).sum().backward()
     opt.step()
     assert not np.allclose(module(torch.from_numpy(X)).detach().numpy(), _reference(net))
+
+
+def test_tied_weights_stay_one_parameter_under_the_sources_names():
+    """GPT-2 style: the head's weight is the embedding's. torch.export lifts both names
+    and routes every use through one; the import keeps one parameter (the gradient of
+    both uses lands on it) and the torch module lists both names, as the source does."""
+    class Tied(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(10, 4)
+            self.head = torch.nn.Linear(4, 10, bias=False)
+            self.head.weight = self.emb.weight
+
+        def forward(self, ids):
+            return self.head(self.emb(ids))
+    torch.manual_seed(0)
+    source, ids = Tied(), np.array([[1, 2, 3, 2]])
+    module = ivy.transpile(source, source="torch", to="torch", args=(ids,))
+    assert list(module.state_dict()) == ["emb.weight", "head.weight"]
+    assert [n for n, _ in module.named_parameters()] == ["emb.weight"]
+    assert module.emb.weight is module.head.weight
+    params, apply = ivy.transpile(source, source="torch", to="jax", args=(ids,))
+    assert list(params) == ["emb"]
+    grad = jax.grad(lambda p: jnp.sum(apply(p, jnp.asarray(ids)) ** 2))(params)
+    source(torch.from_numpy(ids)).square().sum().backward()
+    np.testing.assert_allclose(np.asarray(grad["emb"]["weight"]), source.emb.weight.grad.numpy(),
+                               rtol=1e-5, atol=1e-6)

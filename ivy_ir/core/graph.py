@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import DictionaryAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -44,6 +44,8 @@ def input_names(fn: Callable[..., Any], args: tuple[Any, ...], skip_first: bool)
 
 RNG_KEY = "ivy.rng"
 """The argument attribute of a program's random key input."""
+ALIASES = "ivy.aliases"
+"""The argument attribute listing a parameter's other names (tied weights)."""
 
 
 class Graph:
@@ -103,6 +105,14 @@ class Graph:
         key = "ivy.param" if trainable else "ivy.buffer"
         self.param_attrs[arg.index] = DictionaryAttr({key: StringAttr(name)})
         return arg
+
+    def alias(self, param: SSAValue, name: str) -> None:
+        """Another name of parameter `param` (a tied weight): the source's state holds
+        it under both, so a module built from the program registers it under both."""
+        attrs = dict(self.param_attrs[param.index].data)
+        names = [a.data for a in attrs[ALIASES].data] if ALIASES in attrs else []
+        attrs[ALIASES] = ArrayAttr([StringAttr(n) for n in (*names, name)])
+        self.param_attrs[param.index] = DictionaryAttr(attrs)
 
     def lift(self, value: Any, dtype: str | None = None) -> SSAValue:
         """An SSA value for an array or Python scalar met during recording: an inline

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ..dialect import TensorSpec
 from ..dialect.ops import location_text
-from .graph import RNG_KEY
+from .graph import ALIASES, RNG_KEY
 
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
 UPDATE = "ivy.update"
@@ -37,6 +37,8 @@ class ArgInfo:
     trainable: bool = False
     rng: bool = False
     """The random key input (`Graph.rng_key`): supplied by the compiled call."""
+    aliases: tuple[str, ...] = ()
+    """The parameter's other names in the source's state (tied weights)."""
 
 
 @dataclass
@@ -60,9 +62,10 @@ class Module:
         for i, t in enumerate(fn.function_type.inputs.data):
             d = attrs[i].data if i < len(attrs) else {}
             name = next((d[k] for k in PARAM_KEYS if k in d), None)
+            aliases = tuple(a.data for a in d[ALIASES].data) if ALIASES in d else ()
             out.append(ArgInfo(TensorSpec.from_xdsl(t),
                                name.data if isinstance(name, StringAttr) else None,
-                               "ivy.param" in d, RNG_KEY in d))
+                               "ivy.param" in d, RNG_KEY in d, aliases))
         return out
 
     @property
