@@ -46,8 +46,11 @@ class Compiled:
         self._run = self._split(raw, ir_module) if self._updates or self._draws else None
         self._apply = raw if self._run is None else \
             lambda params, *inputs: self._run(params, *inputs)[0]
-        self._step = raw if self._run is None else self._stateful
-        """The call: `_apply`, then the buffers' new values stored (training mode)."""
+        self._step = self._stateful if self._run is not None else raw \
+            if lowered.call is None else self.runtime.own_outputs(lowered.call, ir_module)
+        """The call: `_apply` keeping the parameter work's results while the parameters
+        are unchanged (`lowerings/hoist.py`), or storing the buffers' new values
+        (training mode)."""
         self._inputs = ir_module.inputs
         self._retrace = retrace
         self._variants: dict[tuple[Any, ...], Compiled] = {}

@@ -149,7 +149,7 @@ def _showcase_model(name: str, model: Any, x: np.ndarray, torch_runners: Callabl
         say(f"{name}: lowering to {target} and the first call")
         rows[runner] = Row(name, runner)
         try:
-            with _quiet_stderr(target == "tensorflow" and "tensorflow" not in sys.modules):
+            with quiet_stderr(target == "tensorflow" and "tensorflow" not in sys.modules):
                 runners[runner] = _lowered(optimized, target, x, rows[runner])
         except Exception as exc:  # a showcase reports a failing target, then the rest
             if isinstance(exc, ImportError) and exc.name in OPTIONAL:
@@ -190,7 +190,7 @@ def _fix_threads(threads: int) -> list[str]:
 
 
 @contextmanager
-def _quiet_stderr(quiet: bool) -> Iterator[None]:
+def quiet_stderr(quiet: bool = True) -> Iterator[None]:
     """Silence file descriptor 2 while TensorFlow loads: its C++ logging writes start-up
     lines (oneDNN, absl) past Python, between the progress lines; errors still raise."""
     if not quiet:

@@ -19,6 +19,7 @@ from ivy_ir.dialect.types import WIDE
 from ivy_ir.passes.channels_last import channels_last
 from ivy_ir.passes.fuse_elementwise import fuse_elementwise
 
+from . import hoist
 from .emitter import emit_source
 from .runtime import Runtime
 from .target import Target
@@ -39,6 +40,9 @@ class Lowered:
     fn: Callable[..., Any]
     params: dict[str, Any]
     runtime: Runtime
+    call: Callable[..., Any] | None = None
+    """What a call of the compiled program runs when it differs from `fn`: `fn` keeping
+    the parameter work's results while the parameters are unchanged (`hoist.py`)."""
 
 
 def get_target(name: str) -> Target:
@@ -75,23 +79,41 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
         raise IRError(f"cannot lower a module that does not verify: {exc}") from None
     tgt, runtime = get_target(target), get_runtime(target)
     runtime.check_options(options)
+    tgt = tgt.with_options(options)
     work = module.clone()
     decompose_ops(work.op, {n for n in DECOMPOSITIONS if n not in tgt.rules})
+    parts = hoist.split(work) if tgt.hoists else None
+    values = dict(module.params if params is None else params)
+    trainable = {a.param: a.trainable for a in module.args() if a.param is not None}
+    if parts is None:
+        source, raw, fn, native = _load(work, tgt, runtime, "main", options, values, trainable)
+        return Lowered(target, source, raw, fn, native, runtime)
+    source, raw, main, native = _load(parts.main, tgt, runtime, "main", options, values,
+                                      trainable)
+    prep_source, _, prepare, _ = _load(parts.prepare, tgt, runtime, "prepare", options, {}, {})
+    fn, call = runtime.hoisted(prepare, main, parts.names, parts.reads)
+    return Lowered(target, f"{source}\n\n# parameter work, kept while the parameters "
+                   f"are unchanged (lowerings/hoist.py)\n{prep_source}", raw, fn, native,
+                   runtime, call)
+
+
+def _load(work: Module, tgt: Target, runtime: Runtime, fn_name: str, options: dict[str, Any],
+          values: dict[str, Any], trainable: dict[str, bool]
+          ) -> tuple[str, Callable[..., Any], Callable[..., Any], dict[str, Any]]:
+    """Source, raw and wrapped function of one program, and its parameters made."""
     if tgt.channels_last:
         channels_last(work.op)
     if tgt.fuses(options):
         fuse_elementwise(work.op)
-    check_supported(work, target)
-    source, namespace = emit_source(work, tgt)
-    code = compile(source, f"<ivy_ir {target}>", "exec")
+    check_supported(work, tgt.name)
+    source, namespace = emit_source(work, tgt, fn_name)
+    code = compile(source, f"<ivy_ir {tgt.name}>", "exec")
     wide = _has_64_bits(work)
-    values = dict(module.params if params is None else params)
-    trainable = {a.param: a.trainable for a in module.args() if a.param is not None}
     with runtime.scope(wide):
         exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
-        native = runtime.params(values, trainable)
-    fn = runtime.wrap(namespace["main"], wide=wide, **options)
-    return Lowered(target, source, namespace["main"], fn, native, runtime)
+        native = runtime.arrange(runtime.params(values, trainable), work)
+    raw = namespace[fn_name]
+    return source, raw, runtime.wrap(raw, wide=wide, **options), native
 
 
 def _has_64_bits(module: Module) -> bool:

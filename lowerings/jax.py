@@ -219,6 +219,7 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", array="jnp.asarray",
+                hoists=True,
                 helpers=collect_helpers(K, resample, C),
                 imports="import math\n\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
                         "from jax import lax\n")

@@ -86,6 +86,41 @@ class Runtime(NoAutodiff):
         `LazyCompiled`): torch's lazy-module idiom; the call itself elsewhere."""
         return lazy
 
+    def arrange(self, params: dict[str, Any], module: Module) -> dict[str, Any]:
+        """The parameters in the memory layout the program's kernels run fastest on."""
+        return params
+
+    def hoisted(self, prepare: Callable[..., Any], main: Callable[..., Any],
+                names: list[str], reads: tuple[str, ...]
+                ) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        """`(fn, call)` of a program split by `hoist.split`, whose `prepare` returns the
+        buffers `names` of `main`: `fn(params, *inputs)` runs both parts (pure: what
+        autodiff and `apply` see), `call` keeps `prepare`'s results while the
+        parameters it reads are the same (`version`) and no autodiff records the call
+        (`recording`)."""
+
+        def fn(params: dict[str, Any], *inputs: Any) -> Any:
+            return main({**params, **dict(zip(names, prepare(params)))}, *inputs)
+        kept: list[Any] = [None, None]
+
+        def call(params: dict[str, Any], *inputs: Any) -> Any:
+            read = [params[n] for n in reads]
+            if self.recording(read):
+                return fn(params, *inputs)
+            key = [self.version(v) for v in read]
+            if key != kept[0]:
+                kept[:] = [key, dict(zip(names, prepare(params)))]
+            return main({**params, **kept[1]}, *inputs)
+        return fn, call
+
+    def version(self, value: Any) -> Any:
+        """What changes when a parameter does: its identity (immutable arrays)."""
+        return id(value)
+
+    def recording(self, values: list[Any]) -> bool:
+        """Whether autodiff records a call on these parameters (then nothing is kept)."""
+        return False
+
     def fresh_key(self) -> Any:
         """A random key for a program that draws (dropout in training mode), from the
         target's own global RNG, so the framework's seeding decides it (NumPy's for

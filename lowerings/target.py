@@ -8,7 +8,7 @@ emitter writes temporaries and fused groups.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,9 @@ class Target(RuleTable):
     """Call that makes a target array from a nested list or a NumPy array (+ dtype=)."""
     constant: Callable[[np.ndarray, Any], str] | None = None
     """Custom spelling of `ivy.constant`; the default hoists one module-level array."""
+    hoists: bool = False
+    """Split parameter work off into a `prepare` program whose results a call keeps
+    while the parameters are unchanged (`hoist.py`; the runtime's `hoisted`)."""
     channels_last: bool = False
     """Run channels-first layers channels-last (the `channels-last` pass) before emitting:
     for frameworks whose kernels only take channels-last data."""
@@ -56,6 +59,16 @@ class Target(RuleTable):
     saves_result: frozenset[str] = frozenset()
     """Ops whose autograd keeps their result for the backward pass (exp, tanh, ...):
     an in-place op must never overwrite such a result."""
+
+    option_rules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """option -> rules replacing the table's when the option is set (what runs fastest
+    under the framework's compiler differs from what runs fastest without it)."""
+
+    def with_options(self, options: dict[str, Any]) -> Target:
+        """This target as lowered with `options` (its `option_rules` applied)."""
+        extra = {op: rule for o, rules in self.option_rules.items() if options.get(o)
+                 for op, rule in rules.items()}
+        return replace(self, rules={**self.rules, **extra}) if extra else self
 
     def fuses(self, options: dict[str, Any]) -> bool:
         """Whether lowering with these options outlines elementwise groups first."""

@@ -16,6 +16,7 @@ import numpy as np
 from ivy_ir.core import resample
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
+    LAYER_KERNEL_CALLS,
     PLAIN_REDUCTIONS,
     OpContext,
     Rule,
@@ -341,6 +342,10 @@ TF_RULES: dict[str, Rule] = {
 }
 
 HELPERS = collect_helpers(K, NN, resample, C)
+XLA_RULES = {"conv": LAYER_KERNEL_CALLS["conv"].replace("{layout})", "{layout}, shifted=True)")}
+"""Under XLA (`jit_compile=True`) a depthwise convolution runs as shifted multiply-adds:
+XLA's CPU depthwise kernel is ~30x slower than TF's own (a 7x7 over 40 channels at
+32x32, batch 8: 41 ms against 1.2 ms; shifted, under XLA, 1.6 ms)."""
 
 
 def _dtype(name: str) -> str:
@@ -355,7 +360,7 @@ def _constant(value: np.ndarray, em: Emission) -> str:
 
 
 TARGET = Target(name="tensorflow", rules=TF_RULES, helpers=HELPERS, dtype=_dtype,
-                channels_last=True,
+                channels_last=True, option_rules={"jit_compile": XLA_RULES},
                 array="tf.constant", constant=_constant,
                 imports="import numpy as np\nimport tensorflow as tf\n")
 RUNTIME = TensorFlowRuntime()

@@ -17,7 +17,8 @@ from ivy_ir.core.resample import adaptive_weights, even_windows, pool_out_dim, r
 __all__ = ["adaptive_avg_pool", "along_axis", "avg_pool", "conv", "conv_transpose",
            "depthwise_conv",
            "interpolate", "max_pool", "pad_spatial", "pool_pads",
-           "restore_layout", "subsample", "to_channels_last", "upsample_zeros"]
+           "restore_layout", "shifted_depthwise", "subsample", "to_channels_last",
+           "upsample_zeros"]
 
 
 def to_channels_last(x, layout):
@@ -56,12 +57,15 @@ def pool_pads(sizes, kernel, strides, padding, dilations, ceil_mode):
     return outs, pairs
 
 
-def conv(x, w, b, strides, padding, dilations, groups, layout):
+def conv(x, w, b, strides, padding, dilations, groups, layout, shifted=False):
     n = len(strides)
     x = to_channels_last(x, layout)
     if layout == "channels_first":  # (O, I/g, *K) -> (*K, I/g, O)
         w = tf.transpose(w, [*range(2, n + 2), 1, 0])
     x = pad_spatial(x, [(padding[2 * i], padding[2 * i + 1]) for i in range(n)])
+    if shifted and 1 < groups == x.shape[-1] and np.prod(w.shape[:n]) <= 64:
+        y = shifted_depthwise(x, w, strides, dilations)
+        return restore_layout(y if b is None else tf.nn.bias_add(y, b), layout)
     depthwise = 1 < groups == x.shape[-1] and n <= 2
     # a dilated convolution, or a depthwise one with unequal strides (TF's depthwise
     # kernel takes neither), runs at stride 1 and keeps every stride-th output
@@ -96,6 +100,23 @@ def depthwise_conv(x, w, step, dilations):
     y = tf.nn.depthwise_conv2d(x, tf.reshape(w, [*w.shape[:2], x.shape[-1], -1]), strides,
                                "VALID", dilations=list(dilations))
     return y[:, 0] if flat else y
+
+
+def shifted_depthwise(x, w, strides, dilations):
+    # a depthwise convolution of padded channels-last x as a sum over kernel taps of
+    # strided input slices times that tap's weights, (*K, 1, C*M) read as (*K, C, M):
+    # XLA fuses it into one loop, where its own depthwise kernel is slow on CPU
+    n = len(strides)
+    kernel, c = w.shape[:n], x.shape[-1]
+    taps = tf.reshape(w, [*kernel, c, -1])
+    outs = [(x.shape[1 + i] - dilations[i] * (kernel[i] - 1) - 1) // strides[i] + 1
+            for i in range(n)]
+    y = 0
+    for tap in np.ndindex(*kernel):
+        window = tuple(slice(t * d, t * d + (o - 1) * s + 1, s)
+                       for t, d, o, s in zip(tap, dilations, outs, strides))
+        y = y + x[(slice(None), *window, slice(None), None)] * taps[tap]
+    return tf.reshape(y, [-1, *outs, taps.shape[-2] * taps.shape[-1]])
 
 
 def upsample_zeros(x, strides):

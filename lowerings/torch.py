@@ -386,7 +386,7 @@ def _inplace_methods() -> dict[str, str]:
 
 # eager torch runs elementwise groups as in-place expressions (lowerings/fused.py);
 # under torch.compile inductor fuses them itself
-TARGET = Target(name="torch", rules=TORCH_RULES, dtype=_dtype, array="torch.tensor",
+TARGET = Target(name="torch", rules=TORCH_RULES, dtype=_dtype, array="torch.tensor", hoists=True,
                 helpers=HELPERS, constant=_constant,
                 imports="import torch\nimport torch.nn.functional as F\n",
                 fuse_elementwise=True, self_fusing_options=frozenset({"torch_compile"}),

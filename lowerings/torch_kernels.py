@@ -95,7 +95,9 @@ def conv_transpose(x, weight, bias, strides, padding, output_padding, dilations,
     n = x.dim() - 2
     x = channels_first(x, layout)
     if layout != "channels_first":  # (*K, O/g, I) -> (I, O/g, *K)
-        weight = weight.permute(n + 1, n, *range(n))
+        # contiguous: the CPU backward of a dilated transposed convolution refuses a
+        # strided weight ("grad_weight needs to be contiguous")
+        weight = weight.permute(n + 1, n, *range(n)).contiguous()
     lo, hi = padding[0::2], padding[1::2]
     common = [min(a, b) for a, b in zip(lo, hi)]
     fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from ivy_ir.core.module import Module
-from ivy_ir.dialect import TensorSpec, dtype_name
+from ivy_ir.dialect import IvyOp, TensorSpec, dtype_name
 
 from .runtime import Runtime, copy_shared, host_array, nest
 from .torch_autodiff import TorchAutodiff
@@ -65,6 +65,25 @@ class TorchRuntime(TorchAutodiff, Runtime):
                 _register(module, nest({other: params[name]}), merge=True)
         return module
 
+    def arrange(self, params: dict[str, Any], module: Module) -> dict[str, Any]:
+        """A convolutional net's 4-d weights in torch's channels_last memory format, as
+        `model.to(memory_format=torch.channels_last)` makes them: oneDNN then runs the
+        convolutions on NHWC data, the activations keep that format through the net
+        (values, names and gradients are the same; 5-15% faster on timm CNNs)."""
+        if not any(isinstance(op, IvyOp) and op.SPEC.name == "conv" and len(op.x.type.shape) == 4
+                   and op.attr_values()["layout"] == "channels_first"
+                   for op in module.entry.walk()):
+            return params
+        return {k: _channels_last(v) if v.dim() == 4 and v.is_floating_point() else v
+                for k, v in params.items()}
+
+    def version(self, value: Any) -> Any:
+        # in-place updates (optimizer steps, load_state_dict) bump a tensor's version
+        return id(value), value._version
+
+    def recording(self, values: list[Any]) -> bool:
+        return torch.is_grad_enabled() and any(v.requires_grad for v in values)
+
     def lazy_module(self, lazy: Callable[..., Any]) -> Any:
         return LazyCompiledModule(lazy)
 
@@ -85,6 +104,11 @@ VIEW_OPS = frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "slic
                       "broadcast_to", "diagonal", "astype"})
 """Ops whose torch rule can return a view of its operand (or itself: `.to` of the
 same dtype)."""
+
+
+def _channels_last(t: torch.Tensor) -> torch.Tensor:
+    cl = t.detach().contiguous(memory_format=torch.channels_last)
+    return torch.nn.Parameter(cl, t.requires_grad) if isinstance(t, torch.nn.Parameter) else cl
 
 
 class CompiledModule(torch.nn.Module):
