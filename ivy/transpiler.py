@@ -52,6 +52,9 @@ def transpile(obj: Any, source: str | None = None, to: str | None = None,
         return unify(obj, source=source, args=args, kwargs=kwargs, params_v=params_v,
                      **options)
     fn, params = _program(obj, params_v)
+    if training is not None and args is None and kwargs is None:
+        raise ValueError("ivy.transpile: training= sets the mode for the trace, which "
+                         "without example args= would happen later; pass args=")
     with _mode(obj, training, kwargs) as kwargs:
         compiled = ivy_ir.compile(fn, target=to, args=tuple(args or ()), kwargs=kwargs,
                                   params=params, source=source, **options)
@@ -198,8 +201,13 @@ def keras_layer(compiled: ivy_ir.Compiled, name: str) -> Any:
 
     def call(weights: dict[str, Any], *inputs: Any, **keyword_inputs: Any) -> Any:
         keyword_inputs.pop("training", None)
-        return compiled.apply(weights, *inputs, **keyword_inputs)
-    return lowerings.get_runtime("tensorflow").keras_layer(values, call, name=name)
+        out, updates = compiled.apply_updates(weights, *inputs, **keyword_inputs)
+        for name, value in updates.items():  # training mode: the buffers' variables
+            compiled.runtime.assign(compiled.params, name, value)
+        return out
+    layer = lowerings.get_runtime("tensorflow").keras_layer(values, call, name=name)
+    layer.compiled = compiled  # its buffers (`compiled.params`) and IR
+    return layer
 
 
 class Unified:

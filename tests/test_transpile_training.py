@@ -148,3 +148,20 @@ def test_keras_training_mode_updates_moving_statistics_and_drops():
 def test_training_flag_is_refused_where_the_source_has_its_own():
     with pytest.raises(ValueError, match="training= applies to torch, Keras and ivy"):
         ivy.transpile(lambda x: x * 2, source="numpy", to="numpy", args=(X,), training=True)
+
+
+def test_training_flag_needs_example_arguments():
+    with pytest.raises(ValueError, match="training= sets the mode for the trace"):
+        ivy.transpile(_bn_model(), source="torch", to="jax", training=True)
+
+
+def test_a_keras_layer_transpiled_in_training_mode_updates_its_statistics():
+    source = _bn_model().train()
+    layer = ivy.transpile(copy.deepcopy(source), source="torch", to="tensorflow", args=(X,),
+                          training=True)
+    for k in range(2):
+        x = X * (k + 1)
+        np.testing.assert_allclose(layer(tf.constant(x)).numpy(), _np(source(torch.from_numpy(x))),
+                                   rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(_np(layer.compiled.params["1.running_mean"]),
+                               _np(source[1].running_mean), rtol=1e-5, atol=1e-6)
