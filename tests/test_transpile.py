@@ -265,3 +265,17 @@ def test_tied_weights_stay_one_parameter_under_the_sources_names():
     source(torch.from_numpy(ids)).square().sum().backward()
     np.testing.assert_allclose(np.asarray(grad["emb"]["weight"]), source.emb.weight.grad.numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_the_jax_pair_trains_with_optax(net):
+    optax = pytest.importorskip("optax")
+    params, apply = ivy.transpile(net, source="torch", to="jax", args=(X,))
+    x, target = jnp.asarray(X), jnp.zeros((2, 2))
+    loss = jax.jit(lambda p: jnp.mean((apply(p, x) - target) ** 2))
+    opt = optax.adam(1e-2)
+    state = opt.init(params)
+    start = float(loss(params))
+    for _ in range(10):
+        updates, state = opt.update(jax.grad(loss)(params), state, params)
+        params = optax.apply_updates(params, updates)
+    assert float(loss(params)) < 0.5 * start
