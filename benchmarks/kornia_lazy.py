@@ -159,12 +159,9 @@ small, each call is dominated by dispatch overhead on both sides.
 Other limits: an argument torch.export cannot take (a `torch.dtype`, such as the
 `dtype=` of kornia's kernel factories) fails the trace; functions taking `*args` or
 `**kwargs` are refused (their values would key the cache as one opaque tuple). A
-function whose first call happens inside `jax.jit` is traced correctly, but its
-cached entry then fails in a later jit trace (`UnexpectedTracerError`): the lowering
-runs the generated module's hoisted constants inside the caller's trace
-(`lowerings/jax.py` `JaxRuntime.scope` needs `jax.ensure_compile_time_eval()`; the
-xfail test `test_traced_on_its_first_call_under_jit` tracks it). Until then, call each
-function once eagerly before jitting code that uses it.
+function whose first call happens inside `jax.jit` is traced on zeros of its arguments'
+types, and its cached entry serves later jit traces too (the lowering makes its
+constants concrete: `JaxRuntime.scope`; `test_traced_on_its_first_call_under_jit`).
 """
 
 
