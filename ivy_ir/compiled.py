@@ -115,7 +115,7 @@ class Compiled:
         function, which takes the random key last and returns the buffers' new values
         after the user's outputs."""
         names, draws, rt = self._updates, self._draws, self.runtime
-        n = len(module.outputs) - len(names)
+        n = len(module.user_outputs)
         single = n == 1 and not module.returns_sequence
 
         def run(params: dict[str, Any], *inputs: Any, rng: Any = None) -> Any:

@@ -81,6 +81,12 @@ class Module:
                 if info.param is None and not info.rng]
 
     @property
+    def user_outputs(self) -> list[TensorSpec]:
+        """The program's own results: `outputs` less the trailing buffer updates."""
+        outputs = self.outputs
+        return outputs[:len(outputs) - len(self.updates)]
+
+    @property
     def draws(self) -> bool:
         """Whether the program takes a random key (its last input)."""
         return any(a.rng for a in self.args())
@@ -154,6 +160,34 @@ def check_structure(module: ModuleOp) -> None:
                 raise VerifyException(f"{_where(op)} in {what}: only ivy ops and "
                                       "func.return may appear in a function body")
         _defined_before_use(fn.body.block, set())
+        _check_state(fn, what)
+
+
+def _check_state(fn: func.FuncOp, what: str) -> None:
+    """The state attributes mean what the lowerings rely on: at most one random key, a
+    0-d int32 input; each `{ivy.update = "name"}` result trailing and of the type of
+    the parameter or buffer it names."""
+    args = fn.body.block.args
+    arg_attrs = [a.data for a in fn.arg_attrs.data] if fn.arg_attrs is not None else \
+        [{} for _ in args]
+    keys = [a for a, d in zip(args, arg_attrs) if RNG_KEY in d]
+    if len(keys) > 1 or any(TensorSpec.from_xdsl(k.type) != TensorSpec((), "int32")
+                            or any(p in d for p in PARAM_KEYS)
+                            for k, d in zip(keys, arg_attrs) if RNG_KEY in d):
+        raise VerifyException(f"{what}: {{ivy.rng}} marks one argument, a tensor<i32> input")
+    params = {d[k].data: a.type for a, d in zip(args, arg_attrs) for k in PARAM_KEYS
+              if k in d and isinstance(d[k], StringAttr)}
+    res_attrs = [d.data for d in fn.res_attrs.data] if fn.res_attrs is not None else []
+    types = fn.function_type.outputs.data
+    marked = [i for i, d in enumerate(res_attrs) if UPDATE in d]
+    if marked and marked != list(range(len(types) - len(marked), len(types))):
+        raise VerifyException(f"{what}: results marked {{ivy.update}} must come last")
+    for i in marked:
+        target = res_attrs[i][UPDATE]
+        name = target.data if isinstance(target, StringAttr) else None
+        if name not in params or params[name] != types[i]:
+            raise VerifyException(f"{what}: result {i} updates {target}, which is no "
+                                  "parameter or buffer of its type")
 
 
 def _defined_before_use(block: Block, seen: set[SSAValue]) -> None:
