@@ -78,8 +78,9 @@ class TorchRuntime(TorchAutodiff, Runtime):
                 for k, v in params.items()}
 
     def version(self, value: Any) -> Any:
-        # in-place updates (optimizer steps, load_state_dict) bump a tensor's version
-        return id(value), value._version
+        # in-place updates (optimizer steps, load_state_dict) bump a tensor's version;
+        # `module.to(...)` may swap `.data` under the same tensor: its storage moves
+        return id(value), value._version, value.data_ptr(), value.dtype
 
     def recording(self, values: list[Any]) -> bool:
         return torch.is_grad_enabled() and any(v.requires_grad for v in values)

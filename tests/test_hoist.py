@@ -74,6 +74,19 @@ def test_torch_keeps_the_work_until_the_parameters_change():
         np.testing.assert_allclose(c(x).numpy(), _eager(other), rtol=1e-5, atol=1e-5)
 
 
+def test_torch_data_swaps_are_seen():
+    """`module.to(...)` and `.half()` assign each parameter's `.data`: new storage under
+    the same tensor, which need not bump its version."""
+    net = _net()
+    c = ivy_ir.compile(copy.deepcopy(net), target="torch", args=(X,))
+    with torch.no_grad():
+        c(torch.from_numpy(X))
+        c.params["0.weight"].data = -c.params["0.weight"].data
+        net[0].weight.data = -net[0].weight.data
+        np.testing.assert_allclose(c(torch.from_numpy(X)).numpy(), _eager(net), rtol=1e-5,
+                                   atol=1e-5)
+
+
 def test_torch_gradients_flow_through_the_parameter_work():
     net = _net()
     c = ivy_ir.compile(copy.deepcopy(net), target="torch", args=(X,))
