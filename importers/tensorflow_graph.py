@@ -37,18 +37,15 @@ def _read_variable(c: Ctx, ref: Value, **_: Any) -> Any:
     return c.read_variable(ref)
 
 
-def _assign(c: Ctx, ref: Value, value: Value, **_: Any) -> list[Value]:
-    if not isinstance(ref, VarRef):
-        raise Unmapped("assignment to a resource that is not a captured variable")
-    c.graphs.assign_variable(ref, c.operand(value))
-    return []
-
-
-def _assign_by(op: str) -> Rule:
+def _assign_by(op: str | None) -> Rule:
+    """AssignVariableOp (None), AssignAdd/SubVariableOp (`op` of the current value)."""
     def rule(c: Ctx, ref: Value, value: Value, **_: Any) -> list[Value]:
         if not isinstance(ref, VarRef):
             raise Unmapped("assignment to a resource that is not a captured variable")
-        c.graphs.assign_variable(ref, c.b.emit(op, [c.read_variable(ref), c.operand(value)]))
+        new = c.operand(value)
+        if op is not None:
+            new = c.b.emit(op, [c.read_variable(ref), new])
+        c.graphs.assign_variable(ref, new)
         return []
     return rule
 
@@ -58,10 +55,9 @@ def _key_counter(c: Ctx, seed: Value, **_: Any) -> list[Value]:
     return [np.zeros(1, np.uint64), np.zeros(2, np.uint64)]
 
 
-def _draw(op: str, **fixed: Any) -> Rule:
+def _draw(op: str) -> Rule:
     def rule(c: Ctx, shape: Value, *_: Value, dtype: str, **__: Any) -> Value:
-        return c.b.emit(op, [c.b.rng_key()], shape=c.ints(shape, "shape"), dtype=dtype,
-                        **fixed)
+        return c.b.emit(op, [c.b.rng_key()], shape=c.ints(shape, "shape"), dtype=dtype)
     return rule
 
 
@@ -73,7 +69,7 @@ def _call(c: Ctx, *args: Value, f: str, **_: Any) -> list[Value]:
 GRAPH: dict[str, Rule] = {
     **dict.fromkeys(("Identity", "IdentityN", "StopGradient", "PreventGradient", "Snapshot",
                      "EnsureShape", "CheckNumerics"), _identity),
-    "Const": _const, "ReadVariableOp": _read_variable, "AssignVariableOp": _assign,
+    "Const": _const, "ReadVariableOp": _read_variable, "AssignVariableOp": _assign_by(None),
     "AssignAddVariableOp": _assign_by("add"), "AssignSubVariableOp": _assign_by("subtract"),
     "StatelessRandomGetKeyCounter": _key_counter,
     "StatelessRandomUniformV2": _draw("random_uniform"),

@@ -169,7 +169,8 @@ class JaxPair(tuple):
             if rng is None and compiled.ir_module.draws:
                 raise TypeError("this program draws random numbers (dropout in training "
                                 "mode): pass rng=jax.random.key(...), split per step")
-            flat = {**_flat(buffers or {}), **_flat(params)}
+            flat = {**lowerings.runtime.flatten(buffers or {}),
+                    **lowerings.runtime.flatten(params)}
             out, updates = compiled.apply_updates(flat, *inputs, rng=rng, **keyword_inputs)
             return (out, lowerings.runtime.nest(updates)) if mutable else out
         apply.__name__ = "apply"
@@ -181,15 +182,6 @@ class JaxPair(tuple):
     def __call__(self, *inputs: Any, **keyword_inputs: Any) -> Any:
         """Run with the parameters as transpiled."""
         return self[1](self[0], *inputs, **keyword_inputs)
-
-
-def _flat(tree: Any, prefix: str = "") -> dict[str, Any]:
-    if not isinstance(tree, dict):
-        return {prefix[:-1]: tree}
-    out: dict[str, Any] = {}
-    for k, v in tree.items():
-        out.update(_flat(v, f"{prefix}{k}."))
-    return out
 
 
 def keras_layer(compiled: ivy_ir.Compiled, name: str) -> Any:

@@ -166,6 +166,17 @@ def nest(flat: dict[str, Any]) -> dict[str, Any]:
     return tree
 
 
+def flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
+    """{"a": {"b": v}} -> {"a.b": v}: `nest` undone (a JAX pair's params to the
+    program's dotted names)."""
+    if not isinstance(tree, dict):
+        return {prefix[:-1]: tree}
+    out: dict[str, Any] = {}
+    for k, v in tree.items():
+        out.update(flatten(v, f"{prefix}{k}."))
+    return out
+
+
 def copy_shared(fn: Callable[..., Any], module: Module, view_ops: frozenset[str],
                 copy: Callable[[Any], Any]) -> Callable[..., Any]:
     """`fn` copying each result that can be a parameter, a hoisted constant or a view of
