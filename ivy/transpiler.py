@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
+
 import importers
 import ivy_ir
 import lowerings
@@ -58,9 +60,10 @@ def transpile(obj: Any, source: str | None = None, to: str | None = None,
     with _mode(obj, training, kwargs) as kwargs:
         compiled = ivy_ir.compile(fn, target=to, args=tuple(args or ()), kwargs=kwargs,
                                   params=params, source=source, **options)
+    name = getattr(obj, "__name__", type(obj).__name__)
     if isinstance(compiled, ivy_ir.LazyCompiled):
-        return lowerings.get_runtime(to).lazy_module(compiled)
-    result = idiomatic(compiled, getattr(obj, "__name__", type(obj).__name__))
+        return lazy_idiomatic(compiled, to, name, _has_weights(obj, params))
+    result = idiomatic(compiled, name)
     if to == "torch" and result is compiled.module:
         _keep_unsaved(result, obj)
     return result
@@ -149,6 +152,79 @@ def idiomatic(compiled: ivy_ir.Compiled, name: str) -> Any:
     return compiled
 
 
+def lazy_idiomatic(lazy: ivy_ir.LazyCompiled, target: str, name: str,
+                   has_weights: bool) -> Any:
+    """The target's own object over a program compiled on its first call: torch's lazy
+    module; for a model with weights, Flax's `init`/`apply` for JAX and a Keras layer
+    that creates its weights on its first call (as Keras layers do in `build`); a
+    function without weights stays a plain callable there, as it would compiled now."""
+    if target == "jax" and has_weights:
+        return LazyJaxPair(lazy)
+    if target == "tensorflow" and has_weights:
+        return lazy_keras_layer(lazy, name)
+    return lowerings.get_runtime(target).lazy_module(lazy)
+
+
+def _has_weights(obj: Any, params: Any) -> bool:
+    """Whether the source holds weights (a torch module, a Keras layer, an ivy Module,
+    or a function given its parameter tree), told without running it."""
+    return params is not None or any(callable(getattr(obj, attr, None)) for attr in
+                                     ("parameters", "named_buffers")) or \
+        hasattr(obj, "trainable_weights") or hasattr(obj, "__ivy_program__")
+
+
+def _example(value: Any) -> Any:
+    """An input as something to trace with: itself when concrete, zeros of its shape
+    (unknown dimensions: 1) and dtype when symbolic (a JAX tracer under `jax.jit`, a
+    Keras functional-API input), since tracing reads only shapes and dtypes."""
+    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
+        return value
+    try:
+        return lowerings.runtime.host_array(value)
+    except (TypeError, ValueError):
+        shape = tuple(1 if d is None else int(d) for d in value.shape)
+        return np.zeros(shape, np.dtype(getattr(value.dtype, "as_numpy_dtype", value.dtype)))
+
+
+class LazyJaxPair:
+    """Flax's idiom for a model whose parameters exist only once it sees an input
+    (`ivy.transpile(model, to="jax")` without example args): `params = pair.init(*x)`
+    compiles for x's signature and returns the trainable tree, `pair.apply(params, *x)`
+    runs the program compiled for x's signature. Shapes are static under `jax.jit`, so a
+    traced `apply` finds (or compiles) its entry as an eager call does; every entry
+    shares the first one's parameters."""
+
+    def __init__(self, lazy: ivy_ir.LazyCompiled):
+        self.lazy = lazy
+        self._pairs: dict[int, JaxPair] = {}
+
+    def init(self, *inputs: Any, **keyword_inputs: Any) -> dict[str, Any]:
+        return self._pair(inputs, keyword_inputs)[0]
+
+    def apply(self, params: dict[str, Any], *inputs: Any, **options: Any) -> Any:
+        """`apply` of the `(params, apply)` pair: `rng=`, `buffers=`, `mutable=` as
+        there."""
+        keyword_inputs = {k: v for k, v in options.items()
+                          if k not in ("rng", "buffers", "mutable")}
+        return self._pair(inputs, keyword_inputs)[1](params, *inputs, **options)
+
+    @property
+    def buffers(self) -> dict[str, Any]:
+        return self._first().buffers
+
+    def _first(self) -> JaxPair:
+        if not self._pairs:
+            raise AttributeError("the model is not compiled yet: call init(*example_inputs)")
+        return next(iter(self._pairs.values()))
+
+    def _pair(self, inputs: tuple[Any, ...], keyword_inputs: dict[str, Any]) -> JaxPair:
+        compiled = self.lazy.entry(*map(_example, inputs),
+                                   **{k: _example(v) for k, v in keyword_inputs.items()})
+        if id(compiled) not in self._pairs:
+            self._pairs[id(compiled)] = JaxPair(compiled)
+        return self._pairs[id(compiled)]
+
+
 class JaxPair(tuple):
     """`(params, apply)`: the trainable parameters as a nested dict shaped like the
     source's tree, and `apply(params, *inputs, **keyword_inputs)`, a pure function for
@@ -190,16 +266,36 @@ def keras_layer(compiled: ivy_ir.Compiled, name: str) -> Any:
     it."""
     values = {k: lowerings.runtime.host_array(v)
               for k, v in compiled.trainable_params.items()}
+    layer = lowerings.get_runtime("tensorflow").keras_layer(values, _keras_call(compiled),
+                                                            name=name)
+    layer.compiled = compiled  # its buffers (`compiled.params`) and IR
+    return layer
 
+
+def _keras_call(compiled: ivy_ir.Compiled) -> Any:
+    """A Keras layer's call of the program on its weights (source names -> values)."""
     def call(weights: dict[str, Any], *inputs: Any, **keyword_inputs: Any) -> Any:
         keyword_inputs.pop("training", None)
         out, updates = compiled.apply_updates(weights, *inputs, **keyword_inputs)
         for name, value in updates.items():  # training mode: the buffers' variables
             compiled.runtime.assign(compiled.params, name, value)
         return out
-    layer = lowerings.get_runtime("tensorflow").keras_layer(values, call, name=name)
-    layer.compiled = compiled  # its buffers (`compiled.params`) and IR
-    return layer
+    return call
+
+
+def lazy_keras_layer(lazy: ivy_ir.LazyCompiled, name: str) -> Any:
+    """A Keras layer whose weights appear on its first call, compiled for that call's
+    inputs (symbolic ones too, as in a functional `keras.Model`); later calls run that
+    program, which retraces for other input shapes as any compiled program does."""
+    def materialize(inputs: tuple[Any, ...], keyword_inputs: dict[str, Any]
+                    ) -> tuple[dict[str, Any], Any]:
+        keyword_inputs = {k: v for k, v in keyword_inputs.items() if k != "training"}
+        compiled = lazy.entry(*map(_example, inputs),
+                              **{k: _example(v) for k, v in keyword_inputs.items()})
+        values = {k: lowerings.runtime.host_array(v)
+                  for k, v in compiled.trainable_params.items()}
+        return values, _keras_call(compiled)
+    return lowerings.get_runtime("tensorflow").lazy_keras_layer(materialize, name=name)
 
 
 class Unified:

@@ -295,6 +295,13 @@ class LazyCompiled:
         self._hits = self._misses = 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.entry(*args, **kwargs)(*(a for a in args if is_array(a)),
+                                           **{k: v for k, v in kwargs.items() if is_array(v)})
+
+    def entry(self, *args: Any, **kwargs: Any) -> Compiled:
+        """The program compiled for this argument signature (compiled now if new), not
+        run: what the target's idioms that separate building from calling need (a JAX
+        `init`, a Keras layer creating its weights)."""
         key = tuple(_signature_of(a) for a in args)
         if kwargs:
             key += tuple((k, _signature_of(v)) for k, v in kwargs.items())
@@ -308,8 +315,7 @@ class LazyCompiled:
                 compiled._adopt(self._first)
         else:
             self._hits += 1
-        return compiled(*(a for a in args if is_array(a)),
-                        **{k: v for k, v in kwargs.items() if is_array(v)})
+        return compiled
 
     def cache_info(self) -> CacheInfo:
         return CacheInfo(self._hits, self._misses, len(self._entries))

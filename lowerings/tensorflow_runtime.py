@@ -59,12 +59,12 @@ class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
                     name: str) -> Any:
         """A Keras layer owning `values` as trainable weights; calling it runs
         `call({key: weight value}, *inputs)`. Keras must run on TensorFlow here."""
-        import keras  # only Keras users need it; TF imports it lazily too
-        if keras.backend.backend() != "tensorflow":
-            raise RuntimeError(f"to_keras_layer needs Keras on its TensorFlow backend; "
-                               f"this Keras runs on {keras.backend.backend()} "
-                               "(set KERAS_BACKEND=tensorflow before importing keras)")
-        return _keras_layer_class(keras)(values, call, name=name)
+        return _keras_layer_class(_keras())(values, call, name=name)
+
+    def lazy_keras_layer(self, materialize: Callable[..., Any], name: str) -> Any:
+        """A Keras layer whose weights and call come from `materialize(inputs,
+        keyword_inputs) -> (values, call)` on its first call."""
+        return _keras_layer_class(_keras())(None, None, name=name, materialize=materialize)
 
 
 class CompiledModule(tf.Module):
@@ -105,23 +105,46 @@ def _attach(module: tf.Module, tree: dict[str, Any]) -> None:
         setattr(module, attr, value)
 
 
+def _keras() -> Any:
+    import keras  # only Keras users need it; TF imports it lazily too
+    if keras.backend.backend() != "tensorflow":
+        raise RuntimeError(f"to_keras_layer needs Keras on its TensorFlow backend; "
+                           f"this Keras runs on {keras.backend.backend()} "
+                           "(set KERAS_BACKEND=tensorflow before importing keras)")
+    return keras
+
+
 def _keras_layer_class(keras: Any) -> type:
     class IvyLayer(keras.layers.Layer):
         """The weights under their source names (dots kept; '/' and what else Keras
-        refuses in a name read as '_')."""
+        refuses in a name read as '_'). A lazy layer (`materialize`) creates them on
+        its first call, before Keras builds it, from what that call compiles."""
 
-        def __init__(self, values: dict[str, np.ndarray], call: Callable[..., Any],
-                     name: str):
+        def __init__(self, values: dict[str, np.ndarray] | None,
+                     call: Callable[..., Any] | None, name: str,
+                     materialize: Callable[..., Any] | None = None):
             super().__init__(name=name)
+            self._ivy_materialize = materialize
+            self._ivy_call: Callable[..., Any] | None = None
+            self._ivy_keys: list[str] = []
+            self._ivy_weights: list[Any] = []
+            if call is not None:
+                self._ivy_own(values or {}, call)
+
+        def _ivy_own(self, values: dict[str, np.ndarray], call: Callable[..., Any]) -> None:
             self._ivy_call = call
             self._ivy_keys = list(values)
-            self._ivy_weights = []
             for key, value in values.items():
                 weight = self.add_weight(shape=value.shape, dtype=str(value.dtype),
                                          initializer="zeros", trainable=True,
                                          name=re.sub(r"[^\w.-]", "_", key))
                 weight.assign(value)
                 self._ivy_weights.append(weight)
+
+        def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+            if self._ivy_call is None:
+                self._ivy_own(*self._ivy_materialize(inputs, kwargs))
+            return super().__call__(*inputs, **kwargs)
 
         def call(self, *inputs: Any, **kwargs: Any) -> Any:
             flat = {k: w.value for k, w in zip(self._ivy_keys, self._ivy_weights)}

@@ -279,3 +279,51 @@ def test_the_jax_pair_trains_with_optax(net):
         updates, state = opt.update(jax.grad(loss)(params), state, params)
         params = optax.apply_updates(params, updates)
     assert float(loss(params)) < 0.5 * start
+
+
+def test_lazy_transpile_to_jax_is_flax_init_and_apply(net):
+    pair = ivy.transpile(net, source="torch", to="jax")
+    with pytest.raises(AttributeError, match="not compiled yet"):
+        pair.buffers
+    params = pair.init(jnp.asarray(X))
+    assert sorted(lowerings_flat(params)) == sorted(k for k, _ in net.named_parameters())
+    apply = jax.jit(pair.apply)
+    np.testing.assert_allclose(np.asarray(apply(params, jnp.asarray(X))), _reference(net),
+                               rtol=1e-5, atol=1e-6)
+    # another batch size under jit compiles its own entry on the same parameters
+    np.testing.assert_allclose(np.asarray(apply(params, jnp.asarray(X[:1]))),
+                               _reference(net, X[:1]), rtol=1e-5, atol=1e-6)
+    grads = jax.grad(lambda p: jnp.square(pair.apply(p, jnp.asarray(X))).sum())(params)
+    want = _torch_grads(net)
+    for name, g in lowerings_flat(grads).items():
+        np.testing.assert_allclose(np.asarray(g), want[name], rtol=1e-4, atol=1e-5)
+    assert sorted(lowerings_flat(pair.buffers)) == sorted(k for k, _ in net.named_buffers())
+
+
+def test_lazy_transpile_to_tensorflow_is_a_keras_layer_built_on_its_first_call(net):
+    keras = pytest.importorskip("keras")
+    layer = ivy.transpile(net, source="torch", to="tensorflow")
+    assert isinstance(layer, keras.layers.Layer) and layer.weights == []
+    np.testing.assert_allclose(layer(tf.constant(X)).numpy(), _reference(net),
+                               rtol=1e-5, atol=1e-6)
+    assert sorted(w.name for w in layer.trainable_weights) == \
+        sorted(k for k, _ in net.named_parameters())
+    # in a functional model: the first call is symbolic (unknown batch size)
+    inputs = keras.Input(X.shape[1:])
+    model = keras.Model(inputs, ivy.transpile(net, source="torch", to="tensorflow")(inputs))
+    np.testing.assert_allclose(model(X).numpy(), _reference(net), rtol=1e-5, atol=1e-6)
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    before = [w.numpy().copy() for w in model.trainable_weights]
+    model.fit(X, np.zeros((2, 2), np.float32), epochs=1, verbose=0)
+    assert any(not np.allclose(b, w.numpy()) for b, w in zip(before, model.trainable_weights))
+
+
+def lowerings_flat(tree, prefix=""):
+    """A nested parameter dict as {dotted name: leaf}."""
+    out = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            out.update(lowerings_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
