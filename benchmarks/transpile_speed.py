@@ -152,8 +152,8 @@ def _run_worker(name: str, threads: int, rounds: int, batch_s: float, numpy_roun
 
     main = [c for c in COLUMNS if c in runners and c not in SEPARATE]
     separate = [c for c in COLUMNS if c in runners and c in SEPARATE]
-    samples = _rounds(name, runners, main, rounds, batch_s)
-    samples.update(_rounds(name, runners, separate, numpy_rounds, batch_s))
+    samples = zoo.interleaved_rounds(name, runners, main, rounds, batch_s)
+    samples.update(zoo.interleaved_rounds(name, runners, separate, numpy_rounds, batch_s))
     for column, s in samples.items():
         info[column].update(ms=statistics.median(s) * 1e3, samples_ms=[v * 1e3 for v in s])
         print(f"  {name:<20} {column:<19} {info[column]['ms']:9.2f} ms", flush=True)
@@ -173,32 +173,6 @@ def _warm_up(ivy_ir: Any, torch: Any) -> None:
                             ("numpy", {})):
         c = ivy_ir.compile(tiny, target=target, args=(x,), **options)
         c(c.runtime.to_native(x.numpy()))
-
-
-def _rounds(name: str, runners: dict[str, Call], columns: list[str], rounds: int,
-            batch_s: float) -> dict[str, list[float]]:
-    """Per column, `rounds` samples (seconds per call), columns interleaved in a
-    rotating order, each sample a batch of ~`batch_s` of calls after 3 warm-up calls."""
-    reps = {}
-    for c in columns:
-        t = []
-        for _ in range(3):
-            start = time.perf_counter()
-            runners[c]()
-            t.append(time.perf_counter() - start)
-        reps[c] = max(1, round(batch_s / min(t)))
-    samples: dict[str, list[float]] = {c: [] for c in columns}
-    for r in range(rounds):
-        for i in range(len(columns)):
-            c = columns[(i + r) % len(columns)]
-            fn, n = runners[c], reps[c]
-            start = time.perf_counter()
-            for _ in range(n):
-                fn()
-            samples[c].append((time.perf_counter() - start) / n)
-    if columns:
-        print(f"  {name:<20} timed {', '.join(columns)}: {rounds} rounds", flush=True)
-    return samples
 
 
 # ---------------------------------------------------------------- driver and report

@@ -11,6 +11,7 @@ detection ops). Install the zoo with `bash scripts/setup_bench.sh`.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -173,3 +174,29 @@ def build(name: str) -> tuple[Any, Any]:
     torch.manual_seed(0)
     model, x = MODELS[name][0]()
     return model.eval(), x
+
+
+def interleaved_rounds(name: str, runners: dict[str, Callable[[], Any]], columns: list[str],
+                       rounds: int, batch_s: float) -> dict[str, list[float]]:
+    """Per column, `rounds` samples (seconds per call), columns interleaved in a
+    rotating order, each sample a batch of ~`batch_s` of calls after 3 warm-up calls."""
+    reps = {}
+    for c in columns:
+        t = []
+        for _ in range(3):
+            start = time.perf_counter()
+            runners[c]()
+            t.append(time.perf_counter() - start)
+        reps[c] = max(1, round(batch_s / min(t)))
+    samples: dict[str, list[float]] = {c: [] for c in columns}
+    for r in range(rounds):
+        for i in range(len(columns)):
+            c = columns[(i + r) % len(columns)]
+            fn, n = runners[c], reps[c]
+            start = time.perf_counter()
+            for _ in range(n):
+                fn()
+            samples[c].append((time.perf_counter() - start) / n)
+    if columns:
+        print(f"  {name:<20} timed {', '.join(columns)}: {rounds} rounds", flush=True)
+    return samples
