@@ -10,6 +10,8 @@ tensors become constants. Autograph turns a Python `if`/`while` on a tensor into
 `If`/`While` op; these, `tf.cond`/`tf.switch_case`/`tf.while_loop`, and the loops
 `tf.scan`, `tf.map_fn` and Keras RNN layers stage to (with TensorLists) import as
 `ivy.cond`, `ivy.while_loop` and `ivy.scan` (`tensorflow_control`, `_loops`, `_lists`).
+A Keras functional model of several inputs takes them positionally, as a list or as a
+dict (`tensorflow_keras`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import tensorflow as tf
+from xdsl.transforms.dead_code_elimination import region_dce
 
 from ivy_ir.core.errors import TraceError, UnsupportedOpsError
 from ivy_ir.core.graph import is_array
@@ -35,19 +38,24 @@ from .common import ImportBuilder, location, merge_tables
 from .tensorflow_control import CONTROL
 from .tensorflow_ctx import NO_VALUE, Value, VarRef, tf_dtype
 from .tensorflow_graph import GRAPH
+from .tensorflow_image import IMAGE
 from .tensorflow_index import INDEX
+from .tensorflow_keras import ModelInputs, model_inputs
+from .tensorflow_linalg import LINALG
 from .tensorflow_lists import LISTS
 from .tensorflow_loops import LOOPS
 from .tensorflow_math import ACTIVATIONS, BINARY, MATH, UNARY
 from .tensorflow_nn import NN
 from .tensorflow_reduce import REDUCE, REDUCTIONS
 from .tensorflow_shape import SHAPE
+from .tensorflow_space import SPACE
 from .tensorflow_walk import Walker
 
-TABLE = merge_tables(MATH, REDUCTIONS, SHAPE, INDEX, NN, GRAPH, LISTS, CONTROL, LOOPS)
+TABLE = merge_tables(MATH, REDUCTIONS, LINALG, SHAPE, SPACE, INDEX, NN, IMAGE, GRAPH, LISTS,
+                     CONTROL, LOOPS)
 """Raw TF op type -> `Rule`, called as `rule(ctx, *inputs, **attrs)`, one family module
-each (`tensorflow_math`, `_reduce`, `_shape`, `_index`, `_nn`, `_graph`, `_lists`,
-`_control`, `_loops`). Ops missing here are reported."""
+each (`tensorflow_math`, `_reduce`, `_linalg`, `_shape`, `_space`, `_index`, `_nn`,
+`_image`, `_graph`, `_lists`, `_control`, `_loops`). Ops missing here are reported."""
 
 ONE_TO_ONE: dict[str, str] = {**UNARY, **BINARY, **ACTIVATIONS, **REDUCE}
 """Raw TF op type -> the registry op it imports as, for the ops that map one to one
@@ -82,14 +90,18 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
     """Trace `fn(*args, **kwargs)` (or `fn(params, *args)`) with TensorFlow and import
     the graph. Array arguments (of any framework) become inputs; the rest are static."""
     kwargs = dict(kwargs or {})
+    several = model_inputs(fn, args)
+    if several is not None:
+        fn, args = several
     for i, a in enumerate(args):
         if isinstance(a, (list, tuple, dict)) and any(is_array(v) for _, v in _flatten(a)):
             raise TypeError(f"argument {i} is a {type(a).__name__} holding arrays: pass "
-                            "each array as its own argument (for a Keras model with several "
-                            "inputs, trace `lambda a, b: model([a, b])`)")
+                            "each array as its own argument (a Keras functional model of "
+                            "several inputs takes them as a list or dict too)")
     arrays = [i for i, a in enumerate(args) if is_array(a)]
     specs = [_spec(args[i]) for i in arrays]
-    names = _input_names(fn, args, arrays, params is not None or buffers is not None)
+    names = fn.names if isinstance(fn, ModelInputs) else \
+        _input_names(fn, args, arrays, params is not None or buffers is not None)
     in_specs = [TensorSpec(tuple(s.shape), _input_dtype(s, n)) for s, n in zip(specs, names)]
     tree = _merge(params, buffers)
     leaves = _flatten(tree) if tree is not None else []
@@ -114,11 +126,15 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
         outs = [walker.output(v, i) for i, v in enumerate(outputs)]
         updates = [(builder.constant(v) if isinstance(v, np.ndarray) else v, k)
                    for k, v in walker.updates.items()]
-        return builder.finish(outs, _returns_sequence(concrete), name, updates)
+        module = builder.finish(outs, _returns_sequence(concrete), name, updates)
     except UnsupportedOpsError as exc:
         if any(k.split(" ")[0] in CONTROL_FLOW for k in exc.missing):
             raise DataDependentControlFlowError(exc) from None
         raise
+    # rules that recognise several ops as one (`tensorflow_space`) leave the ops they
+    # replaced without uses: the import keeps only what the outputs need
+    region_dce(module.entry.body)
+    return module
 
 
 def _input_dtype(spec: tf.TensorSpec, name: str) -> str:

@@ -15,7 +15,7 @@ the reference evaluator, so shape arithmetic (`tf.shape(x)[0] * 2`) never reache
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -167,8 +167,9 @@ class Ctx:
     outputs, and whether it is folded (all inputs known: registry ops run on arrays)."""
 
     def __init__(self, graphs: Graphs, builder: ImportBuilder, constants: Constants, op: Any,
-                 inputs: Sequence[Value], folding: bool):
+                 inputs: Sequence[Value], folding: bool, values: Mapping[str, Value]):
         self.graphs = graphs
+        self._values = values
         self.b = builder
         self.constants = constants
         self.op = op
@@ -271,6 +272,11 @@ class Ctx:
     def inline(self, function: str, *inputs: Value) -> list[Value]:
         """The values of a called function's outputs, its body walked in place."""
         return self.graphs.run(self.graphs.function_graph(self.op, function), inputs)
+
+    def value_of(self, tensor: Any) -> Value | None:
+        """The imported value of another tensor of the op's graph (None: not walked),
+        for rules that recognise a pattern of several ops (`tensorflow_space`)."""
+        return self._values.get(tensor.name)
 
     def read_variable(self, ref: VarRef) -> SSAValue:
         """The IR parameter of a captured variable (one per variable)."""

@@ -62,24 +62,32 @@ def _conv(depthwise: bool) -> Rule:
              dilations: list[int] | None = None, **_: Any) -> Any:
         layout, axes = _layout(c, x, data_format)
         n = len(axes)
-        x_shape, w_shape = c.spec(x).shape, list(c.spec(w).shape)
-        channels = x_shape[-1] if layout == "channels_last" else x_shape[1]
-        w = c.operand(w)
-        if depthwise:
-            groups = channels
-            w_shape = w_shape[:n] + [1, w_shape[n] * w_shape[n + 1]]
-            w = c.emit("reshape", w, shape=w_shape)
-        else:
-            groups = channels // w_shape[n]
-        if layout == "channels_first":  # the registry wants OI(D)HW filters then
-            w = c.emit("permute_dims", w, axes=[n + 1, n, *range(n)])
         steps = _spatial(strides, axes)
         dilation = _spatial(dilations or [1] * (n + 2), axes)
-        pads = tf_pads(padding, explicit_paddings, _spatial(list(x_shape), axes), w_shape[:n],
-                       steps, dilation, axes)
-        return c.emit("conv", x, w, None, strides=steps, padding=pads, dilations=dilation,
-                      groups=groups, layout=layout)
+        pads = tf_pads(padding, explicit_paddings, _spatial(list(c.spec(x).shape), axes),
+                       list(c.spec(w).shape[:n]), steps, dilation, axes)
+        return emit_conv(c, x, w, depthwise, layout, steps, pads, dilation)
     return rule
+
+
+def emit_conv(c: Ctx, x: Any, w: Any, depthwise: bool, layout: str, steps: list[int],
+              pads: list[int], dilation: list[int]) -> Any:
+    """`ivy.conv` of `x` with a TF filter `w` (HWIO, or HW x in x multiplier), with
+    explicit (lo, hi) pads per spatial axis."""
+    n = len(steps)
+    x_shape, w_shape = c.spec(x).shape, list(c.spec(w).shape)
+    channels = x_shape[-1] if layout == "channels_last" else x_shape[1]
+    w = c.operand(w)
+    if depthwise:
+        groups = channels
+        w_shape = w_shape[:n] + [1, w_shape[n] * w_shape[n + 1]]
+        w = c.emit("reshape", w, shape=w_shape)
+    else:
+        groups = channels // w_shape[n]
+    if layout == "channels_first":  # the registry wants OI(D)HW filters then
+        w = c.emit("permute_dims", w, axes=[n + 1, n, *range(n)])
+    return c.emit("conv", x, w, None, strides=steps, padding=pads, dilations=dilation,
+                  groups=groups, layout=layout)
 
 
 def _conv_transpose(c: Ctx, output_size: Any, w: Any, x: Any, *, strides: list[int],

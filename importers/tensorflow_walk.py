@@ -103,7 +103,7 @@ class Walker:
         folding = all(isinstance(v, np.ndarray) for v in inputs) and all(
             not t.shape.is_fully_defined() or t.shape.num_elements() <= FOLD_LIMIT
             for t in op.outputs)
-        ctx = Ctx(self, self.builder, scope.constants, op, inputs, folding)
+        ctx = Ctx(self, self.builder, scope.constants, op, inputs, folding, scope.values)
         try:
             results = rule(ctx, *inputs, **node_attrs(op))
         except (Unmapped, InferError, AttrError) as exc:

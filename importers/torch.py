@@ -14,7 +14,8 @@ code in torch's recorded stack trace.
 
 The rules live in one module per op family (`torch_math`: elementwise math and
 activations, `torch_reduce`, `torch_shape`, `torch_index`, `torch_nn`, `torch_recurrent`:
-LSTM/GRU/RNN as scans), each exposing its table; `TABLE` joins them here, and only here.
+LSTM/GRU/RNN as scans, `torch_segment`: bags and scatter-reductions, `torch_grad`:
+backward kernels, `torch_random`), each exposing its table; `TABLE` joins them here.
 Rules see the node through `torch_ctx.Ctx` (the torch `ImportContext`); capturing with
 `torch.export` is `torch_capture`'s. Higher-order ops (`torch.cond`, `torch.while_loop`,
 scan) are not table entries: the walker walks their body graphs into region ops
@@ -60,15 +61,18 @@ from .torch_capture import (
 )
 from .torch_control import ControlFlow
 from .torch_ctx import Ctx, DataDependent, meta_spec, to_numpy
+from .torch_grad import GRAD
 from .torch_index import INDEX
 from .torch_loops import LoopRewriter
 from .torch_math import ACTIVATIONS, BINARY, LOGICAL, MATH, ROUNDING, UNARY
 from .torch_nn import NN
+from .torch_random import RANDOM
 from .torch_recurrent import RECURRENT
 from .torch_reduce import REDUCE
+from .torch_segment import SEGMENT
 from .torch_shape import SHAPE
 
-TABLE = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RECURRENT)
+TABLE = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RECURRENT, SEGMENT, GRAD, RANDOM)
 """ATen op (packet name, or `packet.overload` where overloads differ) -> rule."""
 ONE_TO_ONE: dict[str, str] = {**UNARY, **ACTIVATIONS, **ROUNDING, **BINARY, **LOGICAL}
 """The ATen ops with one registry op of the same meaning (ATen name -> registry op),
@@ -305,7 +309,7 @@ class _Walker(ControlFlow):
         try:
             if rule is None:
                 raise Unmapped()
-            result = rule(Ctx(self.b, val, self.known), *args, **kwargs)
+            result = rule(Ctx(self.b, val, self.known, node), *args, **kwargs)
             result = self._typed(overload, result, val)
         except Unmapped as exc:
             label = f"aten.{overload}" + (f" ({exc.detail})" if exc.detail else "")

@@ -12,6 +12,7 @@ where torch converts.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -123,12 +124,33 @@ class Ctx:
     `spec`, `known`, `out`), with torch's promotion on top: `tensor`, `compute_dtype`,
     `elementwise`, `float_in`."""
 
-    def __init__(self, builder: ImportBuilder, val: Any, values: dict[SSAValue, np.ndarray]):
+    def __init__(self, builder: ImportBuilder, val: Any, values: dict[SSAValue, np.ndarray],
+                 node: Any = None):
         self.b = builder
         self.val = val
         self._values = values
         """Values fixed at import time (lifted tensor constants and what the walker
         derives from them), for static indexing."""
+        self._node = node
+        """The graph node, for what torch recorded about its arguments and its users."""
+
+    def used(self, i: int) -> bool:
+        """Whether the program reads result `i` of a multi-result op: the extra results
+        that only autograd reads (max-pool indices, saved norm statistics) are built only
+        when read."""
+        users = getattr(self._node, "users", {})
+        return any(u.target is operator.getitem and u.args[1] == i and u.users for u in users)
+
+    def layout(self, i: int) -> tuple[tuple[int, ...], int] | None:
+        """Strides and storage offset torch recorded for tensor argument `i` (None where
+        it recorded none): the memory layout, which only ops that read storage
+        (`as_strided`) depend on."""
+        args = getattr(self._node, "args", ())
+        meta = getattr(args[i], "meta", {}).get("val") if i < len(args) else None
+        if not isinstance(meta, torch.Tensor) or \
+                not all(isinstance(d, int) for d in (*meta.stride(), meta.storage_offset())):
+            return None
+        return tuple(meta.stride()), int(meta.storage_offset())
 
     @property
     def out(self) -> TensorSpec:

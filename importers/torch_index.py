@@ -141,13 +141,28 @@ def _index_put(c: Ctx, x: SSAValue, indices: list[Any], values: SSAValue,
         return c.emit("where", mask, c.emit("reshape", values, shape=[]), x)
     items = _items(c, x, indices)
     adv = [i for i, it in enumerate(items) if it is not None]
-    if adv != list(range(len(adv))):
-        raise Unmapped("with index tensors after a full slice")
+    shape, rank = list(spec_of(x).shape), spec_of(x).rank
+    rest = [d for d in range(rank) if d not in adv]
     stacked, bshape = _broadcast_stack(c, [items[i] for i in adv])
-    target = list(bshape) + list(spec_of(x).shape[len(adv):])
+    # the values broadcast to x[indices]'s shape: adjacent index tensors put their
+    # broadcast dims where the first one stood, others put them first; the scatter wants
+    # them first, over x with the indexed dims moved to the front
+    p, nb = adv[0], len(bshape)
+    if adv != list(range(p, p + len(adv))):
+        p = 0
+    target = [shape[d] for d in rest[:p]] + list(bshape) + [shape[d] for d in rest[p:]]
     if list(spec_of(values).shape) != target:
         values = c.emit("broadcast_to", values, shape=target)
-    return c.emit("scatter_add" if accumulate else "scatter_nd", x, stacked, values)
+    if p:
+        values = c.emit("permute_dims", values, axes=list(range(p, p + nb)) + list(range(p))
+                        + list(range(p + nb, len(target))))
+    moved = adv + rest
+    if moved != list(range(rank)):
+        x = c.emit("permute_dims", x, axes=moved)
+    out = c.emit("scatter_add" if accumulate else "scatter_nd", x, stacked, values)
+    if moved != list(range(rank)):
+        out = c.emit("permute_dims", out, axes=[int(a) for a in np.argsort(moved)])
+    return out
 
 
 def _scatter(accumulate: bool) -> Rule:

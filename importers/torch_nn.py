@@ -118,7 +118,8 @@ def _convolution(c: Ctx, x: SSAValue, weight: SSAValue, bias: SSAValue | None, s
     return _conv(c, x, weight, bias, stride, padding, dilation, groups)
 
 
-def _max_pool(n: int) -> Rule:
+def max_pool(n: int) -> Rule:
+    """max_pool{n}d: also the values of max_pool{n}d_with_indices (`torch_segment`)."""
     def emit(c: Ctx, x: SSAValue, kernel_size: Any, stride: Any = (), padding: Any = 0,
              dilation: Any = 1, ceil_mode: bool = False) -> SSAValue:
         kernel = _ntuple(kernel_size, n)
@@ -126,12 +127,6 @@ def _max_pool(n: int) -> Rule:
         return _batched(c, x, n, lambda v: c.emit(
             "max_pool", v, kernel=kernel, strides=strides, padding=_pairs(_ntuple(padding, n)),
             dilations=_ntuple(dilation, n), ceil_mode=ceil_mode))
-    return emit
-
-
-def _max_pool_with_indices(n: int) -> Rule:
-    def emit(c: Ctx, x: SSAValue, *args: Any) -> list[Any]:
-        return [_max_pool(n)(c, x, *args), None]
     return emit
 
 
@@ -194,14 +189,34 @@ def _batch_norm(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: Any
     return _batch_norm_core(c, x, weight, bias, mean, var, training, eps)
 
 
+def _saved(c: Ctx, stats: Callable[[], tuple[SSAValue, SSAValue]], eps: float) -> list[Any]:
+    """The statistics the native norms save for their backward, (mean, 1/sqrt(var +
+    eps)) from `stats()`, built only where the program reads them."""
+    if not (c.used(1) or c.used(2)):
+        return [None, None]
+    mean, var = stats()
+    return [mean, c.emit("rsqrt", c.emit("add", var, c.const(eps, spec_of(var).dtype)))]
+
+
+def _unsaved(c: Ctx, x: SSAValue) -> list[Any]:
+    """What an eval-mode batch norm saves: two empty tensors (where they are read)."""
+    return [c.emit("zeros", shape=[0], dtype=spec_of(x).dtype) if c.used(i) else None
+            for i in (1, 2)]
+
+
 def _native_batch_norm(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: Any,
                        training: bool, momentum: float, eps: float) -> list[Any]:
-    return [_batch_norm_core(c, x, weight, bias, mean, var, training, eps), None, None]
+    if training or mean is None:
+        mean, var = _batch_stats(c, x)
+        out = c.emit("batch_norm", x, mean, var, weight, bias, axis=1, eps=eps)
+        return [out, *_saved(c, lambda: (mean, var), eps)]
+    return [_batch_norm_core(c, x, weight, bias, mean, var, False, eps),
+            *_unsaved(c, x)]
 
 
 def _bn_no_training(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: Any,
                     momentum: float, eps: float) -> list[Any]:
-    return [_batch_norm_core(c, x, weight, bias, mean, var, False, eps), None, None]
+    return _native_batch_norm(c, x, weight, bias, mean, var, False, momentum, eps)
 
 
 def _bn_functional(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: Any,
@@ -210,8 +225,8 @@ def _bn_functional(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: 
     new_running_var). In training mode the new running statistics are torch's moving
     averages (the variance unbiased); the walker returns them as `{ivy.update}` results."""
     if not training:
-        return [_batch_norm_core(c, x, weight, bias, mean, var, False, eps), None, None,
-                mean, var]
+        return [_batch_norm_core(c, x, weight, bias, mean, var, False, eps),
+                *_unsaved(c, x), mean, var]
     batch_mean, batch_var = _batch_stats(c, x)
     out = c.emit("batch_norm", x, batch_mean, batch_var, weight, bias, axis=1, eps=eps)
     shape, dtype = spec_of(x).shape, spec_of(mean).dtype
@@ -221,12 +236,13 @@ def _bn_functional(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: 
     def moving(old: SSAValue, new: SSAValue) -> SSAValue:
         return c.emit("add", c.emit("multiply", old, c.const(1 - momentum, dtype)),
                       c.emit("multiply", new, c.const(momentum, dtype)))
-    return [out, None, None, moving(mean, batch_mean), moving(var, unbiased)]
+    return [out, *_saved(c, lambda: (batch_mean, batch_var), eps), moving(mean, batch_mean),
+            moving(var, unbiased)]
 
 
 def _bn_no_stats(c: Ctx, x: SSAValue, weight: Any, bias: Any, training: bool,
                  momentum: float, eps: float) -> list[Any]:
-    return [_batch_norm_core(c, x, weight, bias, None, None, True, eps), None, None]
+    return _native_batch_norm(c, x, weight, bias, None, None, True, momentum, eps)
 
 
 def _instance_norm(c: Ctx, x: SSAValue, weight: Any, bias: Any, mean: Any, var: Any,
@@ -244,8 +260,14 @@ def _layer_norm(c: Ctx, x: SSAValue, normalized_shape: list[int], weight: Any = 
     return c.emit("layer_norm", x, weight, bias, axis=axes, eps=eps)
 
 
-def _native_layer_norm(c: Ctx, *args: Any) -> list[Any]:
-    return [_layer_norm(c, *args), None, None]
+def _native_layer_norm(c: Ctx, x: SSAValue, normalized_shape: list[int], weight: Any,
+                       bias: Any, eps: float) -> list[Any]:
+    axes = list(range(spec_of(x).rank - len(normalized_shape), spec_of(x).rank))
+
+    def stats() -> tuple[SSAValue, SSAValue]:
+        return c.emit("mean", x, axis=axes, keepdims=True), \
+            c.emit("var", x, axis=axes, keepdims=True)
+    return [_layer_norm(c, x, normalized_shape, weight, bias, eps), *_saved(c, stats, eps)]
 
 
 def _group_norm(c: Ctx, x: SSAValue, num_groups: int, weight: Any = None, bias: Any = None,
@@ -255,7 +277,11 @@ def _group_norm(c: Ctx, x: SSAValue, num_groups: int, weight: Any = None, bias: 
 
 def _native_group_norm(c: Ctx, x: SSAValue, weight: Any, bias: Any, n: int, ch: int,
                        hw: int, group: int, eps: float) -> list[Any]:
-    return [_group_norm(c, x, group, weight, bias, eps), None, None]
+
+    def stats() -> tuple[SSAValue, SSAValue]:
+        grouped = c.emit("reshape", x, shape=[n, group, -1])
+        return c.emit("mean", grouped, axis=[2]), c.emit("var", grouped, axis=[2])
+    return [_group_norm(c, x, group, weight, bias, eps), *_saved(c, stats, eps)]
 
 
 def _rms_norm(c: Ctx, x: SSAValue, normalized_shape: list[int], weight: Any = None,
@@ -307,8 +333,7 @@ NN: dict[str, Rule] = {
     **{f"conv_transpose{n}d": _conv_transpose for n in (1, 2, 3)},
     "convolution": _convolution,
     "_convolution": _convolution,
-    **{f"max_pool{n}d": _max_pool(n) for n in (1, 2, 3)},
-    **{f"max_pool{n}d_with_indices": _max_pool_with_indices(n) for n in (2, 3)},
+    **{f"max_pool{n}d": max_pool(n) for n in (1, 2, 3)},
     **{f"avg_pool{n}d": _avg_pool(n) for n in (1, 2, 3)},
     **{f"adaptive_avg_pool{n}d": _adaptive_avg_pool(n) for n in (1, 2, 3)},
     **{f"_adaptive_avg_pool{n}d": _adaptive_avg_pool(n) for n in (2, 3)},

@@ -1,10 +1,15 @@
-"""Run the import zoo through the any-to-any matrix and write `docs/import_matrix.md`.
+"""Run the import zoo through the any-to-any matrix and write `docs/import_matrix.md`,
+followed by the torch importer's coverage of the core ATen op set (`tests/core_aten.py`)
+and the TensorFlow importer's of the raw ops Keras and tf.image/signal/linalg emit
+(`tests/tf_coverage.py`).
 
 The same check as `tests/test_import_matrix.py` (each program imported once from its
 source framework, lowered to every target, compared with the source's own output), but
 collecting every cell instead of stopping at the first failure, and recording the
 worst error as a fraction of the allowed tolerance. Usage:
-`.venv/bin/python scripts/gen_import_matrix.py [--check]`.
+`.venv/bin/python scripts/gen_import_matrix.py [--check] [--core-aten-only]
+[--tf-coverage-only]` (the latter two rewrite only their section: seconds instead of the
+whole zoo).
 """
 
 from __future__ import annotations
@@ -12,11 +17,16 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from core_aten import documented  # noqa: E402
+from core_aten import render as render_core_aten  # noqa: E402
+from tf_coverage import documented as documented_tf  # noqa: E402
+from tf_coverage import render as render_tf  # noqa: E402
 from zoo_common import (  # noqa: E402
     F32_TOL,
     SOURCES,
@@ -88,12 +98,28 @@ def render(cells: dict[tuple[str, str], tuple[int, int, float]], failures: list[
     return "\n".join(lines) + "\n"
 
 
+def _replace_section(old: str, documented: Callable[[str], str], section: str) -> str:
+    """`old` with one generated section replaced (appended where it is missing)."""
+    current = documented(old)
+    return old.replace(current, section) if current else old.rstrip("\n") + "\n\n" + section
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="do not write; exit 1 on failure")
+    parser.add_argument("--core-aten-only", action="store_true",
+                        help="rewrite only the torch core ATen section")
+    parser.add_argument("--tf-coverage-only", action="store_true",
+                        help="rewrite only the TensorFlow raw-op section")
     args = parser.parse_args()
-    cells, failures = run_matrix()
-    text = render(cells, failures)
+    failures: list[str] = []
+    if args.core_aten_only:
+        text = _replace_section(DOC.read_text(), documented, render_core_aten())
+    elif args.tf_coverage_only:
+        text = _replace_section(DOC.read_text(), documented_tf, render_tf())
+    else:
+        cells, failures = run_matrix()
+        text = render(cells, failures) + "\n" + render_core_aten() + "\n" + render_tf()
     print(text)
     if not args.check:
         DOC.write_text(text)

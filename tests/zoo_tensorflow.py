@@ -297,6 +297,18 @@ def _scaled_relu(x):
     return tf.nn.relu(x) * 2.0
 
 
+def image_resize(x):
+    # bilinear (odd sizes), nearest (integer upscale) and antialiased upscaling resizes
+    return (tf.image.resize(x, (5, 11)), tf.image.resize(x, (14, 18), method="nearest"),
+            tf.image.resize(x, (9, 12), antialias=True))
+
+
+def dilated_convolutions(x, w):
+    # TF runs these as SpaceToBatchND -> convolution -> BatchToSpaceND
+    return (tf.nn.convolution(x, w, padding="SAME", dilations=(2, 3)),
+            tf.nn.atrous_conv2d(x, w, rate=2, padding="VALID"))
+
+
 PROGRAMS: list[ZooProgram] = [
     ZooProgram("elementwise_math", elementwise_math, (f32(3, 4),)),
     ZooProgram("unary_misc", unary_misc, (f32(3, 5),)),
@@ -346,5 +358,8 @@ PROGRAMS: list[ZooProgram] = [
     ZooProgram("volumetric", volumetric, (f32(2, 4, 5, 5, 2), f32(2, 2, 2, 2, 3) * 0.3)),
     ZooProgram("misc_ops", misc_ops, (f32(4, 4), f32(4))),
     ZooProgram("nested_tf_function", nested_tf_function, (f32(3, 4),)),
+    ZooProgram("image_resize", image_resize, (f32(2, 7, 9, 3),)),
+    ZooProgram("dilated_convolutions", dilated_convolutions,
+               (f32(2, 11, 10, 3), f32(3, 2, 3, 4) * 0.3)),
     *MODEL_PROGRAMS,
 ]

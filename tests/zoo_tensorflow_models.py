@@ -140,6 +140,14 @@ def build_500_op(depth: int = 100) -> tuple[Any, tuple[np.ndarray, ...], None]:
     return deep, (_data(4, 16),), None
 
 
+def keras_resize_dilated() -> keras.Model:
+    # Resizing, bilinear UpSampling2D and dilated convolutions (SpaceToBatchND in TF)
+    x = keras.Input((7, 9, 3))
+    y = L.Conv2D(4, 3, dilation_rate=2, padding="same", activation="relu")(L.Resizing(12, 15)(x))
+    y = L.DepthwiseConv2D(3, dilation_rate=(2, 3))(L.UpSampling2D(2, interpolation="bilinear")(y))
+    return keras.Model(x, L.SeparableConv2D(3, 3, dilation_rate=2, padding="same")(y))
+
+
 MODEL_PROGRAMS: list[ZooProgram] = [
     ZooProgram("keras_mlp", keras_mlp(), (_data(4, 6),)),
     ZooProgram("keras_cnn", keras_cnn(), (_data(2, 8, 8, 3),)),
@@ -152,6 +160,7 @@ MODEL_PROGRAMS: list[ZooProgram] = [
                (rng.integers(0, 12, (3, 7)).astype(np.int32),)),
     ZooProgram("keras_conv_transpose", keras_conv_transpose(), (_data(2, 4, 4, 3),)),
     ZooProgram("keras_residual_block", _residual_block(), (_data(2, 5, 5, 3),)),
+    ZooProgram("keras_resize_dilated", keras_resize_dilated(), (_data(2, 7, 9, 3),)),
     ZooProgram("tf_module_variables", Scaler(),
                (_data(5, 4), rng.integers(0, 6, 5).astype(np.int64))),
 ]
