@@ -1,6 +1,6 @@
 """Importers: programs of other frameworks into the ivy dialect.
 
-Each source module (`torch`, `jax`, `tensorflow`, `numpy`) exposes
+Each source module (`torch`, `jax`, `tensorflow`, `numpy`, `onnx`) exposes
 `import_program(fn, args, kwargs, params, buffers) -> ivy_ir.Module`: a mapping table
 from the framework's ops onto registry ops plus one walker over the framework's own
 graph. `detect_source` picks the importer from the object and its example arguments
@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import types
 from collections.abc import Callable
 from typing import Any
 
-SOURCES = ("ivy", "numpy", "torch", "jax", "tensorflow")
+SOURCES = ("ivy", "numpy", "torch", "jax", "tensorflow", "onnx")
 """Source names accepted by `ivy_ir.compile(source=...)`."""
 
-_MODULE_ROOTS = {"torch": "torch", "jax": "jax", "flax": "jax", "haiku": "jax",
+_MODULE_ROOTS = {"torch": "torch", "jax": "jax", "jaxlib": "jax", "flax": "jax", "haiku": "jax",
                  "tensorflow": "tensorflow", "keras": "tensorflow", "tf_keras": "tensorflow",
                  "numpy": "numpy", "ivy": "ivy", "ivy_ir": "ivy"}
 
@@ -68,7 +69,7 @@ def _referenced_frameworks(fn: Callable[..., Any], depth: int = 3,
     for name in list(names) + list(cells):
         value = scope.get(name)
         if isinstance(value, types.ModuleType) or callable(value):
-            root = _root(value)
+            root = _root(value) or _wrapper_root(value)
             if root and root not in found:
                 found.append(root)
             elif root is None and isinstance(value, types.FunctionType):
@@ -78,6 +79,15 @@ def _referenced_frameworks(fn: Callable[..., Any], depth: int = 3,
     return found
 
 
+def _wrapper_root(value: Any) -> str | None:
+    """The framework of a callable object that wraps a user function and keeps its
+    `__module__` (`jax.jit`, `jax.custom_jvp`/`custom_vjp`, a model instance): its
+    type tells, where the name would say the user's module."""
+    if isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType)):
+        return None
+    return _framework_of_value(value)
+
+
 def _filled(cell: Any) -> bool:
     try:
         return cell.cell_contents is not cell
@@ -85,8 +95,20 @@ def _filled(cell: Any) -> bool:
         return False
 
 
+def is_onnx_model(obj: Any) -> bool:
+    """Whether `obj` is an ONNX model: a `ModelProto`, a path ending `.onnx`, or
+    serialized bytes (told apart without importing onnx)."""
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return True
+    if isinstance(obj, (str, os.PathLike)):
+        return os.fspath(obj).lower().endswith(".onnx")
+    return type(obj).__module__.split(".")[0] == "onnx" and type(obj).__name__ == "ModelProto"
+
+
 def detect_source(fn: Any, args: tuple[Any, ...] = (), params: Any = None) -> str:
     """Which importer handles `fn` called on `args` (and `params`)."""
+    if is_onnx_model(fn):
+        return "onnx"
     if inspect.isclass(fn):
         raise TypeError(f"got the class {fn.__name__}; pass an instance (a model) or a function")
     for base in type(fn).__mro__:
@@ -98,12 +120,12 @@ def detect_source(fn: Any, args: tuple[Any, ...] = (), params: Any = None) -> st
     if callable(fn) and _root(fn) in ("torch", "jax", "tensorflow", "numpy", "ivy"):
         return _root(fn)  # a framework's own function, e.g. jax.nn.gelu
     found = _referenced_frameworks(fn)
-    if "ivy" in found:
+    given = next((r for v in _leaves(list(args)) + _leaves(params)
+                  if (r := _framework_of_value(v))), None)
+    if "ivy" in found and given not in found:
         return "ivy"  # facade code runs on any framework's arrays: they say nothing
-    for v in _leaves(list(args)) + _leaves(params):
-        root = _framework_of_value(v)
-        if root:
-            return root
+    if given:
+        return given  # the arrays' framework, also where the code names it beside ivy
     for preferred in ("torch", "jax", "tensorflow", "numpy"):
         if preferred in found:
             return preferred

@@ -1,6 +1,6 @@
-"""`ivy-ir import`: load a program from a user's Python file, import it from its
-framework, optimize it, and print the IR, the generated target source, or a report of
-the source ops that have no mapping.
+"""`ivy-ir import`: load a program from a user's Python file (or an ONNX model file),
+import it from its framework, optimize it, and print the IR, the generated target
+source, or a report of the source ops that have no mapping.
 
 The program is named `FILE.py:NAME` (default NAME: `model`, else `main`). Example inputs
 come from `--arg DTYPE[d0,d1,...]` flags (random data, seeded) or, when none are given,
@@ -76,7 +76,11 @@ def load_program(target: str) -> tuple[Any, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    program, example = load_program(args.program)
+    onnx_file = args.program.lower().endswith(".onnx")
+    if onnx_file and not Path(args.program).is_file():
+        raise CliError(f"no such file: {args.program}")
+    # an ONNX model is data: it is read, never executed
+    program, example = (args.program, None) if onnx_file else load_program(args.program)
     params = None
     if args.arg:
         rng = np.random.default_rng(0)
@@ -85,11 +89,18 @@ def run(args: argparse.Namespace) -> int:
         made = example()
         inputs, params = made if args.params else (made, None)
         inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    elif onnx_file:
+        inputs = ()  # the model's declared input types
     else:
         raise CliError("give example inputs with --arg DTYPE[dims] or define "
                        "example_args() in the file")
     try:
         module = api.trace(program, inputs, params=params, source=args.source)
+    except (TypeError, ValueError) as exc:
+        if not onnx_file:
+            raise
+        hint = "" if inputs else " (here: --arg DTYPE[d0,d1,...] per input)"
+        raise CliError(f"{exc}{hint}") from None  # symbolic input dims, a malformed file
     except UnsupportedOpsError as exc:
         if args.list_unsupported:
             print(exc)
@@ -99,7 +110,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"every op is supported: {module.op_count()} ivy ops imported")
         return 0
     optimized = run_pipeline(module, args.passes)
-    if args.target:
+    if args.output:
+        if not args.target:
+            raise CliError("-o needs --target (e.g. --target onnx -o model.onnx)")
+        compiled = api.lower(optimized, target=args.target)
+        if compiled.model is not None:
+            compiled.save(args.output)  # the target's model file (ONNX)
+        else:
+            Path(args.output).write_text(compiled.source)
+        print(f"wrote {args.output}")
+    elif args.target:
         print(api.lower(optimized, target=args.target).source)
     if args.print_ir or not args.target:
         print(optimized.to_text(locations=args.locations))
@@ -107,8 +127,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("import", help="import a torch/jax/tf/numpy program from a file")
-    p.add_argument("program", help="FILE.py[:NAME] (default NAME: model, else main)")
+    p = sub.add_parser("import", help="import a torch/jax/tf/numpy program or an ONNX "
+                       "model from a file")
+    p.add_argument("program", help="FILE.py[:NAME] (default NAME: model, else main), or "
+                   "MODEL.onnx (inputs: --arg, else the model's declared types)")
     p.add_argument("--arg", action="append", metavar="DTYPE[DIMS]",
                    help="an example input, e.g. float32[2,3] (repeat per input)")
     p.add_argument("--params", action="store_true",
@@ -117,6 +139,8 @@ def add_parser(sub: Any) -> None:
                    help="the program's framework (default: detected)")
     p.add_argument("--passes", default="default", help="pass pipeline (default: default)")
     p.add_argument("--target", help="also lower and print the source for this target")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the lowered program to FILE "
+                   "instead of printing it (--target onnx: the .onnx model)")
     p.add_argument("--print-ir", action="store_true", help="print the IR (default without "
                    "--target)")
     p.add_argument("--locations", action="store_true", help="print source locations")

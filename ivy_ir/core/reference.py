@@ -70,6 +70,9 @@ NUMPY_RULES: dict[str, Rule] = {
     "slice": slice_rule(copy=True),
     "vecdot": "np.sum({x} * {y}, axis={axis}, dtype={out_dtype})",
     "einsum": _cast("np.einsum({equation}, *{xs})"),
+    # ml_dtypes' bfloat16 products come back as float32
+    "matmul": _cast("np.matmul({x}, {y})"),
+    "tensordot": _cast("np.tensordot({x}, {y}, axes=({axes_x}, {axes_y}))"),
     "diagonal": "np.diagonal({x}, {offset}, {axis1}, {axis2}).copy()",
     "vector_norm": "vector_norm({x}, {ord}, {axis}, {keepdims}, {out_dtype})",
     "matrix_norm": _matrix_norm,

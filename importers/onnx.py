@@ -1,0 +1,232 @@
+"""The ONNX importer: an ONNX model (a `ModelProto`, a `.onnx` path or serialized
+bytes) -> the ivy dialect.
+
+The model is data, not code: ONNX's own protobuf reader loads it (external-data
+tensors from the model's folder, as raw bytes), and nothing from it is executed or
+pasted into source. Graph inputs become IR inputs (types from the example `args`,
+else from the graph's static input types); initializers become IR parameters named
+exactly as in the graph, trainable when floating-point, except small integer ones,
+which are known values (shapes and axes, so `Reshape` by an initializer stays static:
+`onnx_walk.Walker.initializer`). `TABLE` maps each default-domain operator onto
+registry ops, one family module each; `UPGRADES` rewrites nodes of older opsets into
+the newest operator form first, so rules only know one form. The walk is
+`onnx_walk.Walker`; unknown operators are reported all at once.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from ivy_ir.core.errors import TraceError, UnsupportedOpsError
+from ivy_ir.core.graph import is_array
+from ivy_ir.core.module import Module
+from ivy_ir.dialect import TensorSpec
+from ivy_ir.dialect.types import numpy_dtype
+
+from . import (
+    onnx_control,
+    onnx_index,
+    onnx_loss,
+    onnx_math,
+    onnx_ml,
+    onnx_nn,
+    onnx_nn_flex,
+    onnx_quant,
+    onnx_random,
+    onnx_reduce,
+    onnx_rotary,
+    onnx_shape,
+    onnx_spectral,
+    onnx_training,
+)
+from .common import ImportBuilder, Rule, Unmapped, merge_tables
+from .onnx_ctx import elem_dtype
+from .onnx_walk import MISSING, Upgrade, Walker, output_value
+
+FAMILIES = (onnx_math, onnx_reduce, onnx_shape, onnx_index, onnx_control, onnx_loss,
+            onnx_quant, onnx_random, onnx_rotary, onnx_spectral, onnx_training, onnx_ml,
+            onnx_nn, onnx_nn_flex)
+"""The operator family modules, each with `TABLE` and optionally `UPGRADES` and
+`DOMAIN` (the operator domain its table serves; the default domain when absent)."""
+
+TABLES: dict[str, dict[str, Rule]] = {
+    domain: merge_tables(*(f.TABLE for f in FAMILIES if getattr(f, "DOMAIN", "") == domain))
+    for domain in sorted({getattr(f, "DOMAIN", "") for f in FAMILIES})}
+"""Operator domain ("" for the default `ai.onnx`) -> op_type -> `Rule`, called as
+`rule(ctx, *inputs, **attrs)`."""
+
+TABLE = TABLES[""]
+"""The default domain's operators."""
+
+UPGRADES: dict[str, tuple[int, Upgrade]] = dict(
+    merge_tables(*(getattr(f, "UPGRADES", {}) for f in FAMILIES)))
+"""op_type (default domain) -> (since, upgrade): nodes of an opset older than `since`
+are rewritten into the newest form before their rule runs."""
+
+
+def load_model(model: Any) -> tuple[Any, str]:
+    """The `ModelProto` and a short file name for locations. A path loads with ONNX's
+    reader, external data from the model's folder (raw bytes, no code runs)."""
+    import onnx  # lazy: `import ivy_ir` must not load onnx
+
+    if isinstance(model, onnx.ModelProto):
+        return model, "<onnx>"
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        try:
+            return onnx.load_model_from_string(bytes(model)), "<onnx>"
+        except Exception as exc:  # protobuf's DecodeError: data, not an internal fault
+            raise ValueError(f"the bytes are not a serialized ONNX model: {exc}") from None
+    path = os.fspath(model)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such ONNX model file: {path}")
+    try:
+        proto = onnx.load(path)
+    except Exception as exc:  # a truncated or foreign file, or missing external data
+        raise ValueError(f"{path} could not be read as an ONNX model: {exc}") from None
+    return proto, os.path.basename(path)
+
+
+def needs_examples(model: Any) -> bool:
+    """Whether some graph input has no static type (a symbolic or unknown dim): then
+    `ivy_ir.compile` without example inputs compiles on the first call, per signature."""
+    graph = load_model(model)[0].graph
+    inits = {t.name for t in graph.initializer}
+    for info in graph.input:
+        tensor = info.type.tensor_type
+        if info.name not in inits and (not tensor.HasField("shape") or any(
+                not d.HasField("dim_value") for d in tensor.shape.dim)):
+            return True
+    return False
+
+
+def import_program(model: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
+                   *, params: Any = None, buffers: Any = None, name: str = "main") -> Module:
+    """Import an ONNX model. `args` (or `kwargs` by input name) are example inputs, one
+    per graph input that is not an initializer; without them the graph's static input
+    types are used. An example given as a Python value (a list of ints, a number) rather
+    than an array fixes that input at import: it is no input of the program, and rules
+    that need a known shape, axes or bounds can read it."""
+    if params is not None or buffers is not None:
+        raise TypeError("an ONNX model carries its weights as initializers; params= and "
+                        "buffers= are not taken")
+    proto, file = load_model(model)
+    graph = proto.graph
+    if graph.sparse_initializer:
+        raise TraceError("sparse initializers are not supported")
+    inits = {t.name for t in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in inits]
+    examples = _examples(inputs, tuple(args), dict(kwargs or {}))
+    specs, bad, static = {}, {}, {}
+    for info, example in zip(inputs, examples):
+        try:
+            if example is not None and not is_array(example):
+                static[info.name] = _static_input(info, example)
+            else:
+                specs[info.name] = _input_spec(info, example)
+        except Unmapped as exc:
+            bad[info.name] = exc.detail
+    builder = ImportBuilder("onnx", list(specs.values()), list(specs))
+    opsets = {o.domain: o.version for o in proto.opset_import}
+    walker = Walker(builder, TABLES, UPGRADES, opsets, file)
+    for info, arg in zip([i for i in inputs if i.name in specs], builder.inputs):
+        walker.bind_input(info.name, arg)
+    for input_name, array in static.items():
+        walker.root.bind(input_name, array)
+    for input_name, detail in bad.items():
+        walker.report(f"input '{input_name}' ({detail})", "graph")
+        walker.root.bind(input_name, MISSING)
+    for tensor in graph.initializer:
+        walker.root.bind(tensor.name, walker.initializer(tensor))
+    walker.walk(graph, walker.root)
+    outs = []
+    for out in graph.output:
+        try:
+            outs.append(output_value(builder, walker.root.get(out.name)))
+        except Unmapped as exc:
+            walker.report(f"output {exc.detail}", "graph")
+    try:
+        return builder.finish(outs, len(graph.output) != 1, name)
+    except UnsupportedOpsError as exc:
+        if walker.static_wanted:
+            raise StaticInputsError(exc, sorted(walker.static_wanted)) from None
+        raise
+
+
+class StaticInputsError(UnsupportedOpsError):
+    """The unsupported-op report of a model some of whose nodes need, at import, the
+    values of graph inputs (a shape, axes, pads given as inputs, as ONNX's node tests
+    do): `inputs` names them. Giving their examples as Python lists fixes them at
+    import, e.g. `args=[a.tolist() if n in exc.inputs else a for n, a in ...]`."""
+
+    def __init__(self, base: UnsupportedOpsError, inputs: list[str]):
+        super().__init__(base.framework, base.missing)
+        self.inputs = tuple(inputs)
+
+
+def _examples(inputs: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+              ) -> list[Any]:
+    """The example array of each graph input (None: use the declared type)."""
+    names = [i.name for i in inputs]
+    if len(args) > len(names):
+        raise TypeError(f"the model takes {len(names)} input(s) ({', '.join(names)}), "
+                        f"got {len(args)} example arguments")
+    unknown = sorted(set(kwargs) - set(names[len(args):]))
+    if unknown:
+        raise TypeError(f"keyword input(s) {', '.join(unknown)} name no remaining model "
+                        f"input; inputs: {', '.join(names)}")
+    given = list(args) + [kwargs.get(n) for n in names[len(args):]]
+    if args or kwargs:
+        absent = [n for n, a in zip(names, given) if a is None]
+        if absent:
+            raise TypeError(f"no example input for {', '.join(absent)}")
+    return given
+
+
+def _static_input(info: Any, example: Any) -> np.ndarray:
+    """The value of an input given as a Python value (a list, a number) rather than an
+    array: fixed at import, like a static argument of a traced function, so a shape or
+    axes input the registry needs as an attribute is known."""
+    dtype = _declared_dtype(info)
+    return np.asarray(example, None if dtype is None else numpy_dtype(dtype))
+
+
+def _declared_dtype(info: Any) -> str | None:
+    """The registry dtype an input declares (None: none declared); `Unmapped` for a
+    sequence, map or optional input, or an element type the registry lacks."""
+    kind = info.type.WhichOneof("value")
+    if kind not in (None, "tensor_type"):
+        raise Unmapped(f"a {kind.replace('_type', '')} input has no ivy type")
+    elem = info.type.tensor_type.elem_type
+    return elem_dtype(elem) if elem else None
+
+
+def _input_spec(info: Any, example: Any) -> TensorSpec:
+    """An input's type: the example's (checked against the declared element type and
+    static dims), else the declared one."""
+    declared = _declared_dtype(info)
+    tensor = info.type.tensor_type
+    dims = [d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim] \
+        if tensor.HasField("shape") else None
+    if dims is not None and any(d is not None and d < 0 for d in dims):
+        raise ValueError(f"ONNX input '{info.name}' declares a negative dim: {dims}")
+    if example is None:
+        if declared is None or dims is None or None in dims:
+            shown = "?" if dims is None else ", ".join(
+                "?" if d is None else str(d) for d in dims)
+            raise TypeError(f"ONNX input '{info.name}' has no static type ([{shown}] "
+                            f"{declared or 'unknown dtype'}); pass example inputs: "
+                            "ivy_ir.compile(model, args=(x, ...))")
+        return TensorSpec(tuple(dims), declared)
+    array = np.asarray(example.detach() if hasattr(example, "detach") else example)
+    if dims is not None and (len(dims) != array.ndim or any(
+            d is not None and d != s for d, s in zip(dims, array.shape))):
+        raise ValueError(f"example input '{info.name}' has shape {list(array.shape)}; the "
+                         f"model declares {['?' if d is None else d for d in dims]}")
+    spec = TensorSpec.of(array)
+    if declared is not None and spec.dtype != declared:
+        raise TypeError(f"example input '{info.name}' has dtype {spec.dtype}; the model "
+                        f"declares {declared} (ONNX does not convert inputs)")
+    return spec
