@@ -25,7 +25,8 @@ from .runtime import Runtime
 from .target import Target
 
 TARGET_MODULES = {"numpy": "lowerings.numpy", "jax": "lowerings.jax",
-                  "torch": "lowerings.torch", "tensorflow": "lowerings.tensorflow"}
+                  "torch": "lowerings.torch", "tensorflow": "lowerings.tensorflow",
+                  "onnx": "lowerings.onnx"}
 TARGETS = tuple(TARGET_MODULES)
 
 
@@ -43,6 +44,8 @@ class Lowered:
     call: Callable[..., Any] | None = None
     """What a call of the compiled program runs when it differs from `fn`: `fn` keeping
     the parameter work's results while the parameters are unchanged (`hoist.py`)."""
+    model: Any = None
+    """The target's own program object when it builds one (the ONNX `ModelProto`)."""
 
 
 def get_target(name: str) -> Target:
@@ -82,9 +85,13 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
     tgt = tgt.with_options(options)
     work = module.clone()
     decompose_ops(work.op, {n for n in DECOMPOSITIONS if n not in tgt.rules})
-    parts = hoist.split(work) if tgt.hoists else None
     values = dict(module.params if params is None else params)
     trainable = {a.param: a.trainable for a in module.args() if a.param is not None}
+    if tgt.builds is not None:
+        check_supported(work, tgt.name)
+        source, run, native, model = tgt.builds(work, values, trainable, options)
+        return Lowered(target, source, run, run, native, runtime, model=model)
+    parts = hoist.split(work) if tgt.hoists else None
     if parts is None:
         source, raw, fn, native = _load(work, tgt, runtime, "main", options, values, trainable)
         return Lowered(target, source, raw, fn, native, runtime)

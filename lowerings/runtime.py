@@ -131,6 +131,11 @@ class Runtime(NoAutodiff):
         """The program's integer key from a key of the target's own RNG idiom."""
         return rng
 
+    def save(self, model: Any, path: Any) -> None:
+        """Write the compiled program's model file (targets that build one: ONNX)."""
+        raise TypeError(f"the {self.name} target builds Python source, not a model file; "
+                        "compile with target='onnx' to save one")
+
     def assign(self, params: dict[str, Any], name: str, value: Any) -> None:
         """Store a buffer's new value (running statistics) where the next call reads it."""
         params[name] = value

@@ -60,6 +60,15 @@ class Target(RuleTable):
     """Ops whose autograd keeps their result for the backward pass (exp, tanh, ...):
     an in-place op must never overwrite such a result."""
 
+    refused: dict[str, str] = field(default_factory=dict)
+    """op -> why the target cannot run it at all (no exact form); compiling it fails."""
+    dtype_gaps: dict[str, frozenset[str]] = field(default_factory=dict)
+    """op -> dtypes the target's framework cannot run it in, beyond the registry's
+    `unsupported=` (which holds the gaps of the Python-source targets)."""
+    builds: Callable[..., Any] | None = None
+    """For a target whose program is a model file, not Python source (ONNX):
+    `builds(module, values, trainable, options) -> (text, run, params, model)`, called
+    in place of the emitter once the module is decomposed."""
     option_rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     """option -> rules replacing the table's when the option is set (what runs fastest
     under the framework's compiler differs from what runs fastest without it)."""

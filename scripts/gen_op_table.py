@@ -45,11 +45,15 @@ def _attr(a: AttrArg) -> str:
 def _coverage(s: OpSpec, target: str) -> str:
     """How a target lowers the op: a native rule, its decomposition, or not at all; and
     the dtypes the registry declares it cannot run the op in."""
-    if s.name == "constant" or s.name in get_target(target).rules:
+    tgt = get_target(target)
+    if s.name in tgt.refused:
+        return "refused"
+    if s.name == "constant" or s.name in tgt.rules:
         how = "native"
     else:
         how = "decomposed" if s.name in DECOMPOSITIONS else "**missing**"
-    gaps = [d for d in DTYPES if d in s.unsupported.get(target, ())]
+    gaps = [d for d in DTYPES if d in s.unsupported.get(target, ())
+            or d in tgt.dtype_gaps.get(s.name, ())]
     return f"{how} (not {', '.join(gaps)})" if gaps else how
 
 
@@ -84,7 +88,11 @@ def render() -> str:
         "coverage matrix: `native` is a rule in that target's lowering table, `decomposed` "
         "goes through the op's decomposition in `ivy_ir/core/decompose.py`; `(not ...)` "
         "lists the dtypes the registry declares that target cannot run the op in "
-        "(`unsupported=` in ops.spec: compiling them fails with an error naming each).",
+        "(`unsupported=` in ops.spec, or the target's own `dtype_gaps`: compiling them "
+        "fails with an error naming each); `refused`: the target has no exact form of the "
+        "op (onnx: see docs/onnx.md). The onnx column's `native` is a rule of the ONNX "
+        "exporter's table; composite ops use ONNX's fused operator where the opset has one "
+        "and decompose otherwise; no complex dtype exports to onnx.",
         "",
         "| op | operands | attributes | results | tags | inference | "
         + " | ".join(TARGETS) + " |",

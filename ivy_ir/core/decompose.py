@@ -191,14 +191,19 @@ def scaled_dot_product_attention(q, k, v, mask, causal, scale):
     return F.matmul(F.where(empty, 0.0, probs), v)
 
 
-def decompose_ops(root: Operation, names: frozenset[str] | set[str] = COMPOSITE) -> None:
+def decompose_ops(root: Operation, names: frozenset[str] | set[str] = COMPOSITE,
+                  only: Callable[[IvyOp], bool] | None = None) -> None:
     """Expand every op named in `names` below `root` into its decomposition, in place
-    (until none is left: an expansion may itself use composite ops, silu uses sigmoid)."""
-    todo = [op for op in root.walk() if isinstance(op, IvyOp) and op.SPEC.name in names]
+    (until none is left: an expansion may itself use composite ops, silu uses sigmoid);
+    with `only`, just the ops it accepts (a target's fused kernel fits the others)."""
+    def pending() -> list[IvyOp]:
+        return [op for op in root.walk() if isinstance(op, IvyOp) and op.SPEC.name in names
+                and (only is None or only(op))]
+    todo = pending()
     while todo:
         for op in todo:
             _expand(op)
-        todo = [op for op in root.walk() if isinstance(op, IvyOp) and op.SPEC.name in names]
+        todo = pending()
 
 
 def _expand(op: IvyOp) -> None:

@@ -1,0 +1,378 @@
+"""ONNX export rules of creation, shape, indexing, sorting and linear-algebra ops.
+
+Ops whose result depends on attributes only (`arange`, `eye`, `linspace`...) are
+evaluated once by the NumPy reference and stored as constants, so they cannot differ
+from it. Shapes the IR knows statically are written as constants; the rules that need
+a static dimension say so through `onnx.py`'s checks before anything is built.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ivy_ir.core.evaluate import evaluate
+from ivy_ir.core.rules import reshape_target
+from ivy_ir.dialect.types import numpy_dtype
+
+from .onnx_graph import OnnxContext
+from .onnx_math import OnnxRule, all_axes
+
+INT64_MIN = np.iinfo(np.int64).min
+
+
+def _evaluated(c: OnnxContext) -> str:
+    """An attribute-only op, evaluated by the reference and kept as a constant."""
+    return c.b.const(evaluate(c.op.SPEC, [], c.attrs), c.out.dtype)
+
+
+def _constant(c: OnnxContext) -> str:
+    value = np.asarray(c.attrs["value"], dtype=numpy_dtype(c.out.dtype)).reshape(c.out.shape)
+    return c.b.const(value)
+
+
+def _filled(value: float | None) -> OnnxRule:
+    """zeros_like/ones_like/full_like: a scalar of the result dtype expanded to x's shape."""
+    def rule(c: OnnxContext) -> str:
+        fill = c.attrs["fill_value"] if value is None else value
+        return c.node("Expand", [c.b.const(fill, c.out.dtype), c.node("Shape", [c.x])])
+    return rule
+
+
+def _triangle(lower: bool) -> OnnxRule:
+    """A static mask of the kept triangle selects x or zero (any dtype)."""
+    def rule(c: OnnxContext) -> str:
+        n, m = c.x_type.shape[-2:]
+        keep = np.tri(n, m, c.attrs["k"], dtype=bool)
+        if not lower:
+            keep = ~np.tri(n, m, c.attrs["k"] - 1, dtype=bool)
+        zero = c.b.const(np.zeros((), numpy_dtype(c.out.dtype)))
+        if c.out.dtype == "bool":
+            return c.node("And", [c.x, c.b.const(keep)])
+        return c.node("Where", [c.b.const(keep), c.x, zero])
+    return rule
+
+
+def _one_hot(c: OnnxContext) -> str:
+    """indices == arange(depth), the depth axis at `axis` (out-of-range: all zeros)."""
+    axis, rank = c.attrs["axis"], c.out.rank
+    depth = np.arange(c.attrs["depth"]).reshape((-1,) + (1,) * (rank - 1 - axis))
+    idx = c.node("Unsqueeze", [c.args["indices"], c.b.ints([axis])])
+    hot = c.node("Equal", [idx, c.b.const(depth.astype(numpy_dtype(c.x_type.dtype)))])
+    return c.b.cast(hot, c.out.dtype)
+
+
+def _reshape(c: OnnxContext) -> str:
+    shape = reshape_target(c.out.shape)
+    target = shape if None not in shape else c.attrs["shape"]
+    return c.node("Reshape", [c.x, c.b.ints(target)], allowzero=int(0 in target))
+
+
+def _squeeze(c: OnnxContext) -> str:
+    axes = c.attrs["axis"]
+    return c.node("Squeeze", [c.x, c.b.ints(axes)]) if axes else c.node("Identity", [c.x])
+
+
+def _stack(c: OnnxContext) -> str:
+    axis = c.b.ints([c.attrs["axis"]])
+    return c.node("Concat", [c.node("Unsqueeze", [x, axis]) for x in c.args["xs"]],
+                  axis=c.attrs["axis"])
+
+
+def _split(c: OnnxContext) -> list[str]:
+    sizes = c.attrs["sizes"]
+    if len(sizes) == 1:
+        return [c.node("Identity", [c.x])]
+    outs = c.node("Split", [c.x, c.b.ints(sizes)], len(sizes), axis=c.attrs["axis"])
+    return list(outs)
+
+
+def _flip(c: OnnxContext) -> str:
+    axes = all_axes(c)
+    if not axes:
+        return c.node("Identity", [c.x])
+    k = len(axes)
+    return c.node("Slice", [c.x, c.b.ints([-1] * k), c.b.ints([INT64_MIN] * k),
+                            c.b.ints(axes), c.b.ints([-1] * k)])
+
+
+def _take_range(c: OnnxContext, x: str, axis: int, start: int, stop: int) -> str:
+    return c.node("Slice", [x, c.b.ints([start]), c.b.ints([stop]), c.b.ints([axis])])
+
+
+def _roll(c: OnnxContext) -> str:
+    """Each (shift, axis) pair as two slices concatenated (pairs may repeat an axis)."""
+    x, axes, shape = c.x, c.attrs["axis"], c.x_type.shape
+    if axes is None:
+        x, axes, shape = c.node("Reshape", [x, c.b.ints([-1])]), [0] * len(c.attrs["shift"]), \
+            (int(np.prod(c.x_type.shape, dtype=np.int64)),)
+    for shift, axis in zip(c.attrs["shift"], axes):
+        n = shape[axis]
+        s = shift % n if n else 0
+        if s:
+            x = c.node("Concat", [_take_range(c, x, axis, n - s, n),
+                                  _take_range(c, x, axis, 0, n - s)], axis=axis)
+    if c.attrs["axis"] is None:
+        return c.node("Reshape", [x, c.b.ints(c.x_type.shape)], allowzero=1)
+    return x if x != c.x else c.node("Identity", [x])
+
+
+def _tile(c: OnnxContext) -> str:
+    reps, rank = list(c.attrs["reps"]), c.x_type.rank
+    x = c.x
+    if len(reps) > rank:
+        x = c.node("Unsqueeze", [x, c.b.ints(range(len(reps) - rank))])
+    reps = [1] * (rank - len(reps)) + reps
+    return c.node("Tile", [x, c.b.ints(reps)])
+
+
+def _repeat(c: OnnxContext) -> str:
+    """Each element `repeats` times: a new axis after `axis`, tiled, then merged."""
+    x, axis = c.x, c.attrs["axis"]
+    if axis is None:
+        x, axis = c.node("Reshape", [x, c.b.ints([-1])]), 0
+    rank = 1 if c.attrs["axis"] is None else c.x_type.rank
+    grown = c.node("Unsqueeze", [x, c.b.ints([axis + 1])])
+    reps = [1] * (axis + 1) + [c.attrs["repeats"]] + [1] * (rank - axis - 1)
+    tiled = c.node("Tile", [grown, c.b.ints(reps)])
+    return c.node("Reshape", [tiled, c.b.ints(reshape_target(c.out.shape))], allowzero=1)
+
+
+def _pad(c: OnnxContext) -> str:
+    pw = c.attrs["pad_width"]
+    if not pw:
+        return c.node("Identity", [c.x])
+    pads = list(pw[::2]) + list(pw[1::2])
+    mode = c.attrs["mode"]
+    value = [c.b.const(c.attrs["value"], c.x_type.dtype)] if mode == "constant" else []
+    return c.node("Pad", [c.x, c.b.ints(pads), *value], mode=mode)
+
+
+def _bounds(start: int, stop: int, step: int, dim: int | None) -> tuple[int, int, int]:
+    """Python's slice bounds in ONNX's terms, resolved where the size is static: ONNX
+    clamps a start before the axis into it under a negative step, where Python gives
+    nothing, and reads an end of -1 as the last element."""
+    if dim is None:
+        return start, stop, step
+    first, last, step = slice(start, stop, step).indices(dim)
+    if not range(first, last, step):
+        return 0, 0, 1
+    return first, INT64_MIN if last < 0 else last, step
+
+
+def _slice(c: OnnxContext) -> str:
+    a = c.attrs
+    if not a["start"]:
+        return c.node("Identity", [c.x])
+    bounds = [_bounds(*b, d) for b, d in zip(zip(a["start"], a["stop"], a["step"]),
+                                              c.x_type.shape)]
+    starts, stops, steps = zip(*bounds)
+    return c.node("Slice", [c.x, c.b.ints(starts), c.b.ints(stops),
+                            c.b.ints(range(len(starts))), c.b.ints(steps)])
+
+
+def _int64(c: OnnxContext, name: str) -> str:
+    return c.args[name] if c.in_types[name].dtype == "int64" else c.b.cast(c.args[name], "int64")
+
+
+def _take_along_axis(c: OnnxContext) -> str:
+    """GatherElements on x and indices broadcast to the result's shape off the axis."""
+    axis, out = c.attrs["axis"], c.out.shape
+    x_shape = list(out)
+    x_shape[axis] = c.x_type.shape[axis]
+    x = c.node("Expand", [c.x, c.b.ints(x_shape)])
+    idx = c.node("Expand", [c.args["indices"], c.b.ints(out)])
+    return c.node("GatherElements", [x, idx], axis=axis)
+
+
+def _scatter(reduction: str | None) -> OnnxRule:
+    return lambda c: c.node("ScatterND", [c.x, _int64(c, "indices"), c.args["updates"]],
+                            reduction=reduction)
+
+
+def _topk(c: OnnxContext, k: str, largest: bool) -> list[str]:
+    return c.node("TopK", [c.x, k], 2, axis=c.attrs["axis"], largest=int(largest), sorted=1)
+
+
+def _axis_length(c: OnnxContext) -> str:
+    axis = c.attrs["axis"]
+    return c.node("Shape", [c.x], start=axis, end=axis + 1)
+
+
+def _sort(indices: bool) -> OnnxRule:
+    """TopK over the whole axis: ties keep their order both ways, as the stable sort."""
+    def rule(c: OnnxContext) -> str:
+        if c.x_type.rank == 0:
+            return c.b.const(np.zeros((), np.int64)) if indices else c.node("Identity", [c.x])
+        return _topk(c, _axis_length(c), c.attrs["descending"])[int(indices)]
+    return rule
+
+
+def _top_k(c: OnnxContext) -> list[str]:
+    values, idx = _topk(c, c.b.ints([c.attrs["k"]]), c.attrs["largest"])
+    return [values, idx if c.out_types[1].dtype == "int64" else c.b.cast(idx, c.out_types[1].dtype)]
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _einsum_of(eq: str, operands: list[str]) -> OnnxRule:
+    """`fn(c)`: Einsum, or zeros when an operand is empty (onnxruntime's Einsum
+    divides by a zero size and kills the process)."""
+    def rule(c: OnnxContext) -> str:
+        types = [t for ts in c.in_types.values() for t in (ts if isinstance(ts, list) else [ts])]
+        if any(0 in t.shape for t in types) and None not in c.out.shape:
+            return c.b.const(np.zeros(c.out.shape, numpy_dtype(c.out.dtype)))
+        return c.node("Einsum", operands, equation=eq)
+    return rule
+
+
+def _einsum(c: OnnxContext) -> str:
+    return _einsum_of(c.attrs["equation"], c.args["xs"])(c)
+
+
+def _tensordot(c: OnnxContext) -> str:
+    """An Einsum: contracted axes share letters, the rest keep x's then y's order."""
+    rx, ry = c.in_types["x"].rank, c.in_types["y"].rank
+    ax, ay = c.attrs["axes_x"], c.attrs["axes_y"]
+    sx = list(LETTERS[:rx])
+    sy = list(LETTERS[rx:rx + ry])
+    for i, j in zip(ax, ay):
+        sy[j] = sx[i]
+    out = [s for i, s in enumerate(sx) if i not in ax] + [s for j, s in enumerate(sy)
+                                                          if j not in ay]
+    eq = f"{''.join(sx)},{''.join(sy)}->{''.join(out)}"
+    return _einsum_of(eq, [c.args["x"], c.args["y"]])(c)
+
+
+def _matmul(c: OnnxContext) -> str:
+    """MatMul, a vector operand made a matrix first and its axis dropped after, batch
+    dims broadcast beforehand (onnxruntime mis-broadcasts empty vectors and batches)."""
+    x, y = c.args["x"], c.args["y"]
+    sx, sy = c.in_types["x"].shape, c.in_types["y"].shape
+    drop = []
+    if len(sx) == 1:
+        x, sx, drop = c.node("Unsqueeze", [x, c.b.ints([0])]), (1, *sx), [-2]
+    if len(sy) == 1:
+        y, sy, drop = c.node("Unsqueeze", [y, c.b.ints([1])]), (*sy, 1), drop + [-1]
+    batch = tuple(np.broadcast_shapes(sx[:-2], sy[:-2])) if None not in sx + sy else None
+    if batch is not None and (sx[:-2] != batch or sy[:-2] != batch):
+        x = c.node("Expand", [x, c.b.ints(batch + sx[-2:])])
+        y = c.node("Expand", [y, c.b.ints(batch + sy[-2:])])
+    out = c.node("MatMul", [x, y])
+    if not drop:
+        return out
+    rank = c.out.rank + len(drop)
+    return c.node("Squeeze", [out, c.b.ints([rank + d for d in drop])])
+
+
+def _outer(c: OnnxContext) -> str:
+    flat = c.b.ints([-1])
+    x = c.node("Unsqueeze", [c.node("Reshape", [c.args["x"], flat]), c.b.ints([1])])
+    return c.node("Mul", [x, c.node("Reshape", [c.args["y"], flat])])
+
+
+def _vecdot(c: OnnxContext) -> str:
+    # a non-negative axis: onnxruntime reduces an empty axis named from the end wrongly
+    rank = max(c.in_types["x"].rank, c.in_types["y"].rank)
+    prod = c.node("Mul", [c.args["x"], c.args["y"]])
+    return c.node("ReduceSum", [prod, c.b.ints([c.attrs["axis"] + rank])], keepdims=0)
+
+
+def _diagonal(c: OnnxContext) -> str:
+    """The two axes moved last and merged; the diagonal's flat positions gathered."""
+    a1, a2, off, rank = c.attrs["axis1"], c.attrs["axis2"], c.attrs["offset"], c.x_type.rank
+    rest = [i for i in range(rank) if i not in (a1, a2)]
+    moved = c.node("Transpose", [c.x], perm=rest + [a1, a2])
+    n, m = c.x_type.shape[a1], c.x_type.shape[a2]
+    flat = c.node("Reshape", [moved, c.b.ints([c.x_type.shape[i] for i in rest] + [n * m])],
+                  allowzero=1)
+    rows = np.arange(max(0, -off), max(0, min(n, m - off)))
+    return c.node("Gather", [flat, c.b.const((rows * m + rows + off).astype(np.int64))],
+                  axis=rank - 2)
+
+
+def _vector_norm(c: OnnxContext) -> str:
+    ord_, dt = c.attrs["ord"], c.out.dtype
+    keep = int(c.attrs["keepdims"])
+    axes = all_axes(c)
+    a = c.node("Abs", [c.x])
+    if ord_ == 0:
+        a = c.b.cast(c.node("Not", [c.node("Equal", [a, c.scalar(0.0)])]), dt)
+
+    def over(op_type: str, x: str) -> str:
+        return c.node(op_type, [x, c.b.ints(axes)], keepdims=keep) if axes else x
+    if ord_ in (0, 1):
+        return over("ReduceSum", a)
+    if ord_ == np.inf:  # max(|x|) with 0 for an empty reduction, as NumPy's initial=0
+        return c.node("Max", [over("ReduceMax", a), c.scalar(0.0)])
+    if ord_ == -np.inf:
+        return over("ReduceMin", a)
+    if ord_ == 2:
+        return c.node("Sqrt", [over("ReduceSum", c.node("Mul", [a, a]))])
+    powered = over("ReduceSum", c.node("Pow", [a, c.scalar(ord_)]))
+    return c.node("Pow", [powered, c.scalar(1.0 / ord_)])
+
+
+def _matrix_norm(c: OnnxContext) -> str:
+    """Frobenius and the max/min absolute row or column sums (the SVD ones are refused)."""
+    ord_, keep, r = c.attrs["ord"], int(c.attrs["keepdims"]), c.x_type.rank
+    a = c.node("Abs", [c.x])
+    if ord_ == "fro":
+        return c.node("Sqrt", [c.node("ReduceSum", [c.node("Mul", [a, a]),
+                                                    c.b.ints([r - 2, r - 1])], keepdims=keep)])
+    summed, picked = (r - 2, r - 1) if ord_ in ("1", "-1") else (r - 1, r - 2)
+    sums = c.node("ReduceSum", [a, c.b.ints([summed])], keepdims=1)
+    pick = c.node("ReduceMax" if not ord_.startswith("-") else "ReduceMin",
+                  [sums, c.b.ints([picked])], keepdims=1)
+    return pick if keep else c.node("Squeeze", [pick, c.b.ints([r - 2, r - 1])])
+
+
+def _gather_nd(c: OnnxContext) -> str:
+    return c.node("GatherND", [c.x, _int64(c, "indices")])
+
+
+SHAPE_RULES: dict[str, OnnxRule] = {
+    "constant": _constant,
+    **{op: _evaluated for op in ("arange", "full", "zeros", "ones", "eye", "linspace")},
+    "tril": _triangle(lower=True),
+    "triu": _triangle(lower=False),
+    "one_hot": _one_hot,
+    "zeros_like": _filled(0.0),
+    "ones_like": _filled(1.0),
+    "full_like": _filled(None),
+    "broadcast_to": lambda c: c.node("Expand", [c.x, c.b.ints(c.attrs["shape"])]),
+    "reshape": _reshape,
+    "permute_dims": lambda c: c.node("Transpose", [c.x], perm=list(c.attrs["axes"])),
+    "expand_dims": lambda c: c.node("Unsqueeze", [c.x, c.b.ints(c.attrs["axis"])]),
+    "squeeze": _squeeze,
+    "concat": lambda c: c.node("Concat", c.args["xs"], axis=c.attrs["axis"]),
+    "stack": _stack,
+    "split": _split,
+    "flip": _flip,
+    "roll": _roll,
+    "tile": _tile,
+    "repeat": _repeat,
+    "pad": _pad,
+    "slice": _slice,
+    "take": lambda c: c.node("Gather", [c.x, c.args["indices"]], axis=c.attrs["axis"]),
+    "take_along_axis": _take_along_axis,
+    "gather_nd": _gather_nd,
+    "scatter_nd": _scatter(None),
+    "scatter_add": _scatter("add"),
+    "sort": _sort(indices=False),
+    "argsort": _sort(indices=True),
+    "top_k": _top_k,
+    "matmul": _matmul,
+    "tensordot": _tensordot,
+    "vecdot": _vecdot,
+    "einsum": _einsum,
+    "outer": _outer,
+    "diagonal": _diagonal,
+    "vector_norm": _vector_norm,
+    "matrix_norm": _matrix_norm,
+    "det": lambda c: c.node("Det", [c.x]),
+    "embedding": lambda c: c.node("Gather", [c.args["weight"], c.args["indices"]], axis=0),
+}
+
+
+__all__ = ["SHAPE_RULES"]
