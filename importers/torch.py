@@ -48,6 +48,7 @@ from .common import (
     merge_tables,
     spec_of,
 )
+from .torch_cache import cache_step
 from .torch_capture import (
     FRAME,
     TORCH_DIR,
@@ -101,11 +102,16 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
         return _Walker(_normalize(fn)).run(name)
     module = fn if isinstance(fn, torch.nn.Module) else FunctionModule(fn, params, buffers)
     args, kwargs = to_torch(tuple(args)), to_torch(dict(kwargs or {}))
-    ep = _normalize(export(module, args, kwargs, LoopRewriter()))
     tree = isinstance(module, FunctionModule) and module.has_tree
     source = fn if isinstance(module, FunctionModule) else module.forward
-    walker = _Walker(ep, input_names(source, args, kwargs, tree), "store." if tree else "")
-    return walker.run(name)
+    names, prefix = input_names(source, args, kwargs, tree), "store." if tree else ""
+    step = cache_step(module, args, kwargs)  # a KV cache in the call: see torch_cache
+    if step is not None:
+        (module, args, names), kwargs, prefix = step, {}, f"model.{prefix}"
+    ep = _normalize(export(module, args, kwargs, LoopRewriter()))
+    imported = _Walker(ep, names, prefix).run(name)
+    imported.tree = step[0].tree if step is not None else None
+    return imported
 
 
 def _numel(shape: tuple[int | None, ...]) -> int:

@@ -114,7 +114,8 @@ def to_torch(tree: Any) -> Any:
     if isinstance(tree, (np.ndarray, np.generic)) or (
             hasattr(tree, "__array__") and not isinstance(tree, torch.Tensor)):
         try:
-            return torch.as_tensor(np.asarray(tree))
+            array = np.asarray(tree)  # a JAX array's view is read-only, which torch warns of
+            return torch.as_tensor(array if array.flags.writeable else array.copy())
         except TypeError:  # an abstract array (a JAX tracer: a first call under jax.jit)
             return torch.from_numpy(np.zeros(tree.shape, np.dtype(tree.dtype)))
     return tree

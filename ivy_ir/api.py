@@ -153,7 +153,8 @@ def _prepared(fn: Any, args: Any, kwargs: Any, params: Any, buffers: Any,
     torch only what has a position moves (one input order for every source)."""
     args, kwargs = _check_arguments(args, kwargs)
     source = source or importers.detect_source(fn, args, params)
-    if not any(is_array(v) for v in kwargs.values()):
+    if source == "onnx" or not any(is_array(v) for v in kwargs.values()):
+        # an ONNX model is data, not a function: its importer takes inputs by name
         return source, args, kwargs
     tree_first = (params is not None or buffers is not None) and inspect.isroutine(fn)
     slots = _positional_parameters(fn)[int(tree_first):]
@@ -286,7 +287,7 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
 def _compile_now(fn: Any, target: str, args: Any, kwargs: Any, pipeline: str,
                  params: Any, buffers: Any, source: str | None, print_ir_after_all: bool,
                  options: dict[str, Any]) -> Compiled:
-    if isinstance(fn, str):
+    if isinstance(fn, str) and not importers.is_onnx_model(fn):
         module = parse(fn)
     elif isinstance(fn, Module):
         module = fn
@@ -299,10 +300,14 @@ def _compile_now(fn: Any, target: str, args: Any, kwargs: Any, pipeline: str,
     if callable(fn) and not isinstance(fn, Module):
         def retrace(new_inputs: tuple[Any, ...]) -> Compiled:
             # the inputs are the array arguments only (positional, then torch's keyword
-            # ones): the static ones (`n` of `f(x, n)`) go back to their places
-            it = iter(new_inputs)
-            new_args = tuple(next(it) if is_array(a) else a for a in args)
-            new_kwargs = {k: next(it) if is_array(v) else v for k, v in kwargs.items()}
+            # ones): the static ones (`n` of `f(x, n)`) go back to their places; a
+            # structured program (`Module.tree`) is given the call's (args, kwargs)
+            if optimized.tree is not None:
+                new_args, new_kwargs = new_inputs
+            else:
+                it = iter(new_inputs)
+                new_args = tuple(next(it) if is_array(a) else a for a in args)
+                new_kwargs = {k: next(it) if is_array(v) else v for k, v in kwargs.items()}
             return _compile_now(fn, target, new_args, new_kwargs, pipeline, params,
                                 buffers, source, print_ir_after_all, options)
     return Compiled(optimized, lowerings.lower(optimized, target, **options), retrace)
@@ -311,7 +316,9 @@ def _compile_now(fn: Any, target: str, args: Any, kwargs: Any, pipeline: str,
 def _needs_arguments(fn: Any, takes_params: bool) -> bool:
     """Whether `fn` (a function, or a model's `forward`/`call`) has a required argument
     beyond the parameter tree: then a compile without example arguments waits for the
-    first call."""
+    first call. An ONNX model needs them when an input's type is not static."""
+    if importers.is_onnx_model(fn):
+        return importers.importer("onnx").needs_examples(fn)
     if isinstance(fn, (str, Module)) or not callable(fn):
         return False
     required = [p for p in _positional_parameters(fn) if p.default is p.empty]

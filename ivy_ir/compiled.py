@@ -9,6 +9,7 @@ import numpy as np
 
 import lowerings
 
+from . import structured
 from .core.graph import is_array
 from .core.module import Module
 from .dialect import TensorSpec
@@ -38,6 +39,8 @@ class Compiled:
         self.ir_module = ir_module
         self.target = lowered.target
         self.source = lowered.source
+        self.model = lowered.model
+        """The target's program object where it builds one (ONNX: the `ModelProto`)."""
         self.raw = lowered.raw
         self.runtime = lowered.runtime
         raw = self.runtime.own_outputs(lowered.fn, ir_module)
@@ -102,10 +105,17 @@ class Compiled:
         """`(outputs, {buffer name: new value})`: `apply` plus the buffers a training-mode
         program updates (batch-norm running statistics), for functional training loops
         (Flax's `mutable=` idiom)."""
-        if len(params) < len(self._params):
-            params = {**self._params, **params}
+        if self.ir_module.tree is not None:  # structured (a KV cache): see `structured`
+            return structured.call(self, inputs, keyword_inputs, lambda c, flat: c._applied(
+                params, tuple(flat), rng)[0]), {}
         if keyword_inputs:
             inputs = self._bind(inputs, keyword_inputs)
+        return self._applied(params, inputs, rng)
+
+    def _applied(self, params: dict[str, Any], inputs: tuple[Any, ...], rng: Any
+                 ) -> tuple[Any, dict[str, Any]]:
+        if len(params) < len(self._params):
+            params = {**self._params, **params}
         if self._run is None:
             return self._apply(params, *inputs), {}
         return self._run(params, *inputs, rng=rng)
@@ -138,7 +148,13 @@ class Compiled:
     def ir(self) -> str:
         return str(self.ir_module)
 
+    def save(self, path: Any) -> None:
+        """Write the program as the target's model file (`target="onnx"`: a .onnx)."""
+        self.runtime.save(self.model, path)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.ir_module.tree is not None:
+            return structured.call(self, args, kwargs, lambda c, flat: c._call(*flat))
         if kwargs:
             args = self._bind(args, kwargs)
         return self._call(*args)

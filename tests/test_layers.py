@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("ivy", "ivy_ir", "importers", "lowerings")
 LAZY = frozenset({"torch", "jax", "jaxlib", "tensorflow", "keras", "flax", "ml_dtypes",
-                  "onnx", "onnxruntime", "matplotlib"})
+                  "onnx", "onnxruntime", "matplotlib", "transformers"})
 """Optional frameworks (and the plotting library): the only modules a function may import (when first needed)."""
 BELOW_API = ("importers", "lowerings", "ivy_ir/passes", "ivy_ir/core", "ivy_ir/dialect")
 

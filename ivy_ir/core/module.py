@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func
@@ -26,6 +27,21 @@ from .graph import ALIASES, RNG_KEY
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
 UPDATE = "ivy.update"
 """The result attribute naming the buffer a trailing result is the new value of."""
+
+
+class CallTree(Protocol):
+    """What an importer records where a program's arguments or results are structured
+    (`importers.torch_cache.CallTree`: KV caches); `ivy_ir.compiled` calls it."""
+
+    def flatten(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any] | None:
+        """The flat inputs of a call, or None when its structure is not the traced one."""
+
+    def unflatten(self, outs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The flat results in the caller's structure."""
+
+    def examples(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The source's example arguments for this call, to trace it anew."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,9 @@ class Module:
     params: dict[str, np.ndarray] = field(default_factory=dict)
     returns_sequence: bool = False
     """Return a tuple even for one result (the traced function returned a sequence)."""
+    tree: CallTree | None = None
+    """How a call's structured arguments (a KV cache) become the flat inputs and the flat
+    results the caller's structure; None: the inputs and results are flat."""
 
     @property
     def entry(self) -> func.FuncOp:
@@ -130,7 +149,7 @@ class Module:
         return self.to_text()
 
     def clone(self) -> Module:
-        return Module(self.op.clone(), dict(self.params), self.returns_sequence)
+        return Module(self.op.clone(), dict(self.params), self.returns_sequence, self.tree)
 
     def op_count(self) -> int:
         return sum(1 for o in self.entry.walk() if o.name.startswith("ivy."))
