@@ -149,6 +149,8 @@ def host_array(value: Any) -> np.ndarray:
     detach = getattr(value, "detach", None)
     if callable(detach) and callable(getattr(value, "cpu", None)):
         value = detach().cpu()
+        if str(value.dtype) == "torch.bfloat16":  # NumPy knows it only through ml_dtypes
+            return np.asarray(value.float()).astype(numpy_dtype("bfloat16"))
     return np.asarray(value)
 
 
