@@ -99,8 +99,9 @@ def _prepare(module: Module, boundary: list[int]) -> Module:
     block.erase_op(ret)
     fn.res_attrs = None
     _prune(prep, keep_inputs=False)
-    return Module(prep.op, {k: v for k, v in module.params.items()
-                            if k in {a.param for a in prep.args()}}, returns_sequence=True)
+    read = {a.param for a in prep.args()}
+    return Module(prep.op, {k: v for k, v in module.params.items() if k in read},
+                  returns_sequence=True)
 
 
 def _program(module: Module, boundary: list[int]) -> Module:
