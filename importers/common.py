@@ -33,6 +33,7 @@ from ivy_ir.core.errors import UnsupportedOpsError
 from ivy_ir.core.graph import Graph
 from ivy_ir.core.locations import identifier
 from ivy_ir.core.module import UPDATE, Module
+from ivy_ir.core.resample import resample_taps
 from ivy_ir.core.rules import PLAIN_ELEMENTWISE
 from ivy_ir.dialect import SPECS, TensorSpec
 from ivy_ir.dialect.types import dtype_name, numpy_dtype
@@ -222,3 +223,24 @@ def dtype_of(array_dtype: Any) -> str:
 
 def _static(shape: Sequence[int | None]) -> list[int]:
     return [1 if d is None else d for d in shape]
+
+
+def taps_matrix(i0: np.ndarray, i1: np.ndarray, lam: np.ndarray | None, d: int) -> np.ndarray:
+    """The (o, d) weight matrix of taps `x[i0] * (1 - lam) + x[i1] * lam` (nearest:
+    `lam` None)."""
+    rows = np.arange(len(i0))
+    w = np.zeros((len(rows), d))
+    if lam is None:
+        w[rows, i0] = 1.0
+        return w
+    lam = lam.astype(np.float64)
+    np.add.at(w, (rows, i0), 1.0 - lam)
+    np.add.at(w, (rows, i1), lam)
+    return w
+
+
+def interpolate_weights(d: int, o: int, mode: str, align_corners: bool,
+                        dtype: Any) -> np.ndarray:
+    """The (o, d) weights the registry's `interpolate` applies along one axis, which
+    importers compare a framework's resize with to pick the exact registry form."""
+    return taps_matrix(*resample_taps(d, o, mode, align_corners, dtype), d)

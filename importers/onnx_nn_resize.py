@@ -20,9 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.core.resample import resample_taps
-
-from .common import Rule, Unmapped
+from .common import Rule, Unmapped, interpolate_weights
 
 
 def _cubic(a: float) -> Callable[[np.ndarray], np.ndarray]:
@@ -98,16 +96,6 @@ def _axis_map(x: np.ndarray, d: int, a: dict[str, Any], scale: float) -> np.ndar
         weight = weight / np.where(total == 0, 1.0, total)
     np.add.at(w, (np.repeat(rows, taps.shape[1]), np.clip(taps, 0, d - 1).astype(np.int64)
                   .ravel()), weight.ravel())
-    return w
-
-
-def _registry_map(d: int, o: int, mode: str, align: bool) -> np.ndarray:
-    """The (o, d) weights `interpolate` uses along one spatial axis."""
-    i0, i1, lam = resample_taps(d, o, mode, align, np.float64)
-    w = np.zeros((o, d))
-    lam = np.zeros(o) if lam is None else lam
-    np.add.at(w, (np.arange(o), i0), 1 - lam)
-    np.add.at(w, (np.arange(o), i1), lam)
     return w
 
 
@@ -228,8 +216,9 @@ def _as_interpolate(spec: Any, maps: dict[int, tuple[np.ndarray, Any]],
     choices = {"nearest": [("nearest", False)],
                "linear": [("bilinear", False), ("bilinear", True)] if spec.rank == 4 else []}
     for kind, align in choices.get(mode, []):
-        if all(np.allclose(_registry_map(spec.shape[ax], w.shape[0], kind, align), w,
-                           rtol=0, atol=1e-6) for ax, (w, _) in maps.items()):
+        if all(np.allclose(interpolate_weights(spec.shape[ax], w.shape[0], kind, align,
+                                               np.float64), w, rtol=0, atol=1e-6)
+               for ax, (w, _) in maps.items()):
             return {"size": size, "mode": kind, "align_corners": align}
     return None
 

@@ -20,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.core.resample import resample_taps
 from ivy_ir.dialect.types import numpy_dtype
 
-from .common import Rule, Unmapped
+from .common import Rule, Unmapped, interpolate_weights, taps_matrix
 from .tensorflow_ctx import Ctx
 
 WEIGHT_ATOL = 1e-6
@@ -55,19 +54,6 @@ def _scale(d: int, o: int, align_corners: bool) -> np.float32:
     return F32(d) / F32(o)
 
 
-def _matrix(i0: np.ndarray, i1: np.ndarray, lam: np.ndarray | None, d: int) -> np.ndarray:
-    """The (o, d) weight matrix of taps x[i0] * (1 - lam) + x[i1] * lam."""
-    rows = np.arange(len(i0))
-    w = np.zeros((len(rows), d))
-    if lam is None:
-        w[rows, i0] = 1.0
-        return w
-    lam = lam.astype(np.float64)
-    np.add.at(w, (rows, i0), 1.0 - lam)
-    np.add.at(w, (rows, i1), lam)
-    return w
-
-
 def _tf_bilinear(d: int, o: int, align_corners: bool, half_pixel: bool) -> np.ndarray:
     scale = _scale(d, o, align_corners)
     dst = np.arange(o, dtype=F32)
@@ -75,7 +61,7 @@ def _tf_bilinear(d: int, o: int, align_corners: bool, half_pixel: bool) -> np.nd
     low = np.floor(src)
     i0 = np.maximum(low, 0).astype(np.int64)  # below 0 and above d - 1 the edge repeats
     i1 = np.minimum(np.ceil(src), d - 1).astype(np.int64)
-    return _matrix(i0, i1, src - low, d)
+    return taps_matrix(i0, i1, src - low, d)
 
 
 def _tf_nearest(d: int, o: int, align_corners: bool, half_pixel: bool) -> np.ndarray:
@@ -85,7 +71,7 @@ def _tf_nearest(d: int, o: int, align_corners: bool, half_pixel: bool) -> np.nda
     src = ((dst + F32(0.5)) * scale if half_pixel else dst * scale).astype(np.float64)
     index = np.floor(src + 0.5) if align_corners else np.floor(src)  # roundf: src >= 0
     index = np.clip(index, 0, d - 1).astype(np.int64)
-    return _matrix(index, index, None, d)
+    return taps_matrix(index, index, None, d)
 
 
 def _tf_scale_and_translate(d: int, o: int, scale: float, shift: float, kernel: str,
@@ -111,11 +97,6 @@ def _tf_scale_and_translate(d: int, o: int, scale: float, shift: float, kernel: 
     return w
 
 
-def _registry(d: int, o: int, mode: str, align_corners: bool, dtype: str) -> np.ndarray:
-    i0, i1, lam = resample_taps(d, o, mode, align_corners, numpy_dtype(dtype))
-    return _matrix(i0, i1, lam, d)
-
-
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= WEIGHT_ATOL))
 
@@ -137,8 +118,9 @@ def _resample(c: Ctx, x: Any, size: Any, tf_matrix: Callable[[int, int, int], np
         raise Unmapped("dynamic image size")
     want = [tf_matrix(a, d, o) for a, (d, o) in enumerate(zip(spatial, out))]
     for mode, align in CANDIDATES:
-        if mode in modes and all(_same(w, _registry(d, o, mode, align, dtype))
-                                 for w, d, o in zip(want, spatial, out)):
+        if mode in modes and all(
+                _same(w, interpolate_weights(d, o, mode, align, numpy_dtype(dtype)))
+                for w, d, o in zip(want, spatial, out)):
             x = c.cast(x, dtype)
             return c.emit("interpolate", x, size=out, mode=mode, align_corners=align,
                           layout="channels_last")
