@@ -102,6 +102,7 @@ def _worker(name: str, threads: int, rounds: int, batch_s: float, out: Path) -> 
     import torch
 
     import ivy_ir
+    from lowerings.runtime import host_array
 
     torch.set_grad_enabled(False)
     _warm_up(ivy_ir)
@@ -129,7 +130,7 @@ def _worker(name: str, threads: int, rounds: int, batch_s: float, out: Path) -> 
             continue
         first = time.perf_counter() - start
         y = y[0] if isinstance(y, (tuple, list)) else y
-        err = float(np.max(np.abs(zoo_host(y).astype(np.float64) - ref)))
+        err = float(np.max(np.abs(host_array(y).astype(np.float64) - ref)))
         runners[column] = (lambda f=c, a=xs, s=sync: s(f(*a)))
         info[column] = {"import_s": built, "first_s": first, "err": err}
         print(f"  {name:<24} {column:<12} import+passes+lowering {built:6.2f} s, first result "
@@ -153,12 +154,6 @@ def _warm_up(ivy_ir: Any) -> None:
     for target in ("jax", "torch"):
         ivy_ir.compile(helper.make_model(graph), target=target,
                        args=(np.ones(2, np.float32),))
-
-
-def zoo_host(y: Any) -> Any:
-    import numpy as np
-
-    return np.asarray(y.detach() if hasattr(y, "detach") else y)
 
 
 def report(result: dict[str, Any]) -> str:
