@@ -9,6 +9,7 @@ without importing any framework that the user has not imported already.
 
 from __future__ import annotations
 
+import dis
 import importlib
 import inspect
 import os
@@ -52,7 +53,15 @@ def _referenced_frameworks(fn: Callable[..., Any], depth: int = 3,
     """Frameworks whose modules or functions the function's code names (globals and
     closure cells), in order of first mention; then those that the plain Python
     functions it names name in turn (`depth` levels down), so a closure calling a
-    helper written with `ivy` counts as `ivy` code."""
+    helper written with `ivy` counts as `ivy` code. Code that indexes and closes over a
+    NumPy array (a global, a cell, a default, an attribute of a method's `self`) counts
+    as NumPy: only the NumPy importer can index such a table by traced ids (`wte[ids]`),
+    while arithmetic alone on closed-over arrays stays facade code. A callable
+    object's code is its `__call__`."""
+    if not inspect.isroutine(fn) and \
+            isinstance(inspect.getattr_static(type(fn), "__call__", None), types.FunctionType):
+        fn = fn.__call__
+    attrs = getattr(fn.__self__, "__dict__", {}) if inspect.ismethod(fn) else {}
     fn = getattr(fn, "__func__", fn)
     code = getattr(fn, "__code__", None)
     seen = set() if seen is None else seen
@@ -74,9 +83,24 @@ def _referenced_frameworks(fn: Callable[..., Any], depth: int = 3,
                 found.append(root)
             elif root is None and isinstance(value, types.FunctionType):
                 helpers.append(value)
+    closed = [*(scope.get(n) for n in names + list(cells)),
+              *(getattr(fn, "__defaults__", None) or ()),
+              *(getattr(fn, "__kwdefaults__", None) or {}).values(),
+              *(attrs[n] for n in names if n in attrs)]
+    if "numpy" not in found and _indexes(code) and \
+            any(_root(type(v)) == "numpy" for v in closed):
+        found.append("numpy")
     for helper in helpers if depth > 0 else ():
         found += [r for r in _referenced_frameworks(helper, depth - 1, seen) if r not in found]
     return found
+
+
+def _indexes(code: types.CodeType) -> bool:
+    """Whether the code (or a lambda or comprehension in it) subscripts or `.take`s
+    (`BINARY_SUBSCR`; from Python 3.14 a `BINARY_OP` shown as `[]`)."""
+    return any(i.opname == "BINARY_SUBSCR" or i.argrepr == "[]" or i.argval == "take"
+               for i in dis.get_instructions(code)) or \
+        any(_indexes(c) for c in code.co_consts if isinstance(c, types.CodeType))
 
 
 def _wrapper_root(value: Any) -> str | None:

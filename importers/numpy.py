@@ -5,7 +5,9 @@ Array arguments become function inputs; other arguments stay static Python value
 Python float argument is therefore a weak scalar, as in NumPy). With `params` (and
 `buffers`) the function is called as `fn(params, *args)`, each leaf a parameter named
 by its pytree path joined with '.'. Arrays the function closes over are constants:
-inline when small, one buffer parameter each when large.
+inline when small, one buffer parameter each when large. That holds also where a traced
+array meets them through NumPy's own indexing (`wte[ids]`, `np.take(wte, ids)`): the
+function runs as a copy that reads them as `numpy_capture.Captured` views.
 
 What NumPy calls mean is NumPy's business: promotion, axes and errors come from NumPy
 itself (see `numpy_array`), and results match `fn` run on NumPy arrays, dtypes
@@ -32,6 +34,7 @@ from ivy_ir.dialect import TensorSpec
 
 from .common import ImportBuilder, Rule, dtype_of, merge_tables
 from .numpy_array import Handlers, NpArray, Session
+from .numpy_capture import capture
 from .numpy_context import call_function
 from .numpy_index import INDEX, get_item, set_item
 from .numpy_linalg import LINALG
@@ -119,7 +122,7 @@ def import_program(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[s
         leaves = {path: NpArray(session, builder.param(path, _as_numpy(v), path in trainable))
                   for path, v in flatten_tree(tree).items()}
         call_args.insert(0, rebuild_tree(tree, leaves))
-    out = fn(*call_args, **kwargs)
+    out = capture(fn)(*call_args, **kwargs)
     if isinstance(out, dict):
         raise TypeError(f"{getattr(fn, '__name__', 'the function')} returned a dict; return "
                         "an array or a tuple/list of arrays")

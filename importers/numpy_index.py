@@ -52,10 +52,9 @@ class IndexStep:
 
     def apply(self, s: Session, x: SSAValue) -> SSAValue:
         shape = _shape(x)
-        bounds = [(i, i + 1, 1) if isinstance(i, int) else i for i in self.items]
+        bounds = [_op_bounds((i, i + 1, 1) if isinstance(i, int) else i) for i in self.items]
         if any(b != (0, n, 1) for b, n in zip(bounds, shape)):
-            x = s.emit("slice", x, start=[b[0] for b in bounds],
-                       stop=[INT64_MIN if b[2] < 0 and b[1] < 0 else b[1] for b in bounds],
+            x = s.emit("slice", x, start=[b[0] for b in bounds], stop=[b[1] for b in bounds],
                        step=[b[2] for b in bounds])
         drop = [d for d, i in enumerate(self.items) if isinstance(i, int)]
         if drop:
@@ -78,6 +77,14 @@ class IndexStep:
         return scatter_positions(s, x, np.arange(int(np.prod(shape))).reshape(shape)[key], new)
 
 
+def _op_bounds(b: tuple[int, int, int]) -> tuple[int, int, int]:
+    """`slice.indices` bounds as the slice op reads them: -1 there means "before index
+    0" (an open stop, or for a start an empty range), where the op reads the last index."""
+    if not range(*b):
+        return (0, 0, 1)
+    return (b[0], INT64_MIN if b[1] < 0 else b[1], b[2])
+
+
 # ---- keys ----
 
 def _entries(s: Session, key: Any, shape: tuple[int, ...]) -> list[Entry]:
@@ -85,6 +92,8 @@ def _entries(s: Session, key: Any, shape: tuple[int, ...]) -> list[Entry]:
     boolean masks replaced by their integer positions, checked as NumPy checks it."""
     items: list[Any] = []
     for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, slice) and k.step is not None and k.step == 0:
+            raise ValueError(f"{s.where}: slice step cannot be zero")
         if k is None or k is Ellipsis or isinstance(k, slice):
             items.append(k)
         elif isinstance(k, (bool, np.bool_)):

@@ -21,6 +21,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from ..dialect import SPECS, OpSpec, TensorSpec
+from ..dialect.infer import InferError
 from ..dialect.spec import GROUPED_CLASSES
 from ..dialect.types import (
     CLASS_MEMBERS,
@@ -220,7 +221,11 @@ def record_bound(spec: OpSpec, graph: Graph, operands: list[Any], attrs: dict[st
         lifted = [None if i is None else _lift(graph, arg.dtype_class, i, common)
                   for i in items]
         values.append(lifted if arg.variadic else lifted[0])
-    results = [Tracer(r, graph) for r in graph.emit(spec.name, values, attrs)]
+    try:
+        emitted = graph.emit(spec.name, values, attrs)
+    except InferError as exc:  # operands that do not fit (shapes that do not broadcast)
+        raise InferError(f"{exc}{where(user_location())}") from None
+    results = [Tracer(r, graph) for r in emitted]
     return results if spec.variadic_results else results[0] if len(results) == 1 \
         else tuple(results)
 
@@ -310,11 +315,15 @@ def _getitem(self: Tracer, key: Any) -> Any:
     """Basic indexing (ints, slices, None, Ellipsis) as slice/squeeze/expand_dims ops."""
     key = key if isinstance(key, tuple) else (key,)
     if any(isinstance(k, (Tracer, np.ndarray, list)) for k in key):
-        raise TraceError("advanced (array) indexing of a traced array is not supported; "
-                         "use ivy.take or ivy.gather_nd")
+        raise TraceError(f"advanced (array) indexing of a traced array{where(user_location())}"
+                         " is not supported; use ivy.take or ivy.gather_nd")
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > self.ndim:
-        raise IndexError(f"too many indices for a rank-{self.ndim} array")
+        raise IndexError(f"too many indices for a rank-{self.ndim} array"
+                         f"{where(user_location())}")
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError(f"an index can only have a single ellipsis ('...')"
+                         f"{where(user_location())}")
     if Ellipsis in key:
         i = key.index(Ellipsis)
         key = key[:i] + (slice(None),) * (self.ndim - n_real) + key[i + 1:]
@@ -329,12 +338,15 @@ def _getitem(self: Tracer, key: Any) -> Any:
         size = self.shape[dim]
         if isinstance(k, (int, np.integer)):
             if size is not None and not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {size}")
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {size}"
+                                 f"{where(user_location())}")
             k = int(k) % size if size is not None else int(k)
             start.append(k), stop.append(k + 1), step.append(1)
             drop.append(dim)
         else:
             s = 1 if k.step is None else int(k.step)
+            if s == 0:
+                raise ValueError(f"slice step cannot be zero{where(user_location())}")
             start.append(int(k.start) if k.start is not None else (0 if s > 0 else INT64_MAX))
             stop.append(int(k.stop) if k.stop is not None else (INT64_MAX if s > 0 else INT64_MIN))
             step.append(s)
