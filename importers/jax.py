@@ -4,7 +4,8 @@ The program is staged out once with `jax.make_jaxpr` (abstract inputs, so no XLA
 compilation), then `JaxprWalker` (`jax_walk.py`) maps every equation through `TABLE`
 onto registry ops. `TABLE` (lax primitive name -> rule) joins the op-family tables:
 elementwise math in `jax_math.py`, reductions in `jax_reduce.py`, shapes in
-`jax_shape.py`, gather/scatter in `jax_index.py`, layers in `jax_nn.py`; each rule is
+`jax_shape.py`, gather/scatter in `jax_index.py`, layers in `jax_nn.py`, PRNG keys and
+threefry in `jax_random.py`; each rule is
 called as `rule(ctx, *ins, **eqn.params)` with a `jax_ctx.Ctx`.
 
 Parameters are the leaves of a params pytree (`fn(params, *args)`, or
@@ -32,15 +33,17 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import dtype_name
 
+from . import jax_nnx
 from .common import ImportBuilder, Rule, merge_tables
 from .jax_index import INDEX
 from .jax_math import BINARY, MATH, UNARY
 from .jax_nn import NN
+from .jax_random import RANDOM, is_typed_key
 from .jax_reduce import REDUCE
 from .jax_shape import SHAPE
 from .jax_walk import JaxprWalker
 
-TABLE: dict[str, Rule] = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN)
+TABLE: dict[str, Rule] = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RANDOM)
 """Every lax primitive the importer maps; any other is reported as unsupported
 (higher-order primitives such as `jit` and `scan` are walked into, not mapped)."""
 ONE_TO_ONE: dict[str, str] = {**UNARY, **BINARY}
@@ -61,24 +64,35 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
                    params: Any = None, buffers: Any = None, name: str = "main") -> Module:
     """Stage `fn` out with `jax.make_jaxpr` and import the jaxpr as an ivy module."""
     kwargs = kwargs or {}
-    call, tree, takes_tree = _callable(fn, params, buffers)
+    nnx = jax_nnx.split(fn) if params is None and jax_nnx.is_nnx_module(fn) else None
+    if nnx is not None:
+        call, tree, takes_tree = nnx.call, nnx.tree, True
+    else:
+        call, tree, takes_tree = _callable(fn, params, buffers)
     leaves = jax.tree_util.tree_flatten_with_path(tree)[0] if takes_tree else []
-    trainable = _trainable_names(fn, params, buffers)
     names = [_path_name(path) for path, _ in leaves]
+    trainable = ({n for n, (path, _) in zip(names, leaves) if path in nnx.trainable}
+                 if nnx is not None else _trainable_names(fn, params, buffers))
     arrays = [i for i, a in enumerate(args) if is_array(a)]
     specs = [_input_spec(args[i]) for i in arrays]
+    # typed key arrays (inputs, NNX streams' keys) cross as their key data, as on the targets
+    key_args = {i: jax.random.key_impl(args[i]) for i in arrays if is_typed_key(args[i])}
+    key_leaves = {i: jax.random.key_impl(v) for i, (_, v) in enumerate(leaves) if is_typed_key(v)}
 
     def staged(param_leaves: list[Any], *array_args: Any) -> Any:
         full = list(args)
         for i, a in zip(arrays, array_args):
-            full[i] = a
+            full[i] = jax.random.wrap_key_data(a, impl=key_args[i]) if i in key_args else a
         if not takes_tree:
             return call(*full, **kwargs)
+        param_leaves = [jax.random.wrap_key_data(v, impl=key_leaves[i]) if i in key_leaves
+                        else v for i, v in enumerate(param_leaves)]
         params_tree = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(tree),
                                                    param_leaves)
         return call(params_tree, *full, **kwargs)
 
-    param_avals = [jax.ShapeDtypeStruct(np.shape(v), _dtype(v)) for _, v in leaves]
+    values = [np.asarray(jax.random.key_data(v) if is_typed_key(v) else v) for _, v in leaves]
+    param_avals = [jax.ShapeDtypeStruct(np.shape(v), _dtype(v)) for v in values]
     arg_avals = [jax.ShapeDtypeStruct(s.shape, s.dtype) for s in specs]
     try:
         closed, out_shape = jax.make_jaxpr(staged, return_shape=True)(param_avals, *arg_avals)
@@ -89,16 +103,25 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
     n_params = len(leaves)
     invars = closed.jaxpr.invars
     param_values = []
-    for (_, leaf), pname, var in zip(leaves, names, invars[:n_params]):
-        array = np.asarray(leaf).astype(var.aval.dtype, copy=False)
+    for value, pname, var in zip(values, names, invars[:n_params]):
+        array = value.astype(var.aval.dtype, copy=False)
         param_values.append(builder.param(pname, array, trainable=pname in trainable))
     walker = JaxprWalker(builder, TABLE)
     inputs = [builder.cast(v, dtype_name(var.aval.dtype))
               for v, var in zip(builder.inputs, invars[n_params:])]
-    outs = walker.run(closed.jaxpr, list(closed.consts), param_values + inputs)
+    outs = [walker.ssa(o) for o in walker.run(closed.jaxpr, list(closed.consts),
+                                              param_values + inputs)]
+    updates: list[tuple[Any, str]] = []
+    if nnx is not None:  # (result, changed state leaves): the latter update buffers
+        out_shape = out_shape[0]
+        outs, new = outs[:len(outs) - len(nnx.changed)], outs[len(outs) - len(nnx.changed):]
+        updates = [(v, names[i]) for v, i in zip(new, nnx.changed)]
+        if trained := sorted(names[i] for i in nnx.changed if names[i] in trainable):
+            raise TraceError(f"calling the NNX module changes its parameters {trained}; "
+                             "only buffers (batch statistics, RNG counters) may change")
     out_leaves = jax.tree_util.tree_leaves(out_shape)
     returns_sequence = isinstance(out_shape, (tuple, list)) or len(out_leaves) != 1
-    return builder.finish([walker.ssa(o) for o in outs], returns_sequence, name=name)
+    return builder.finish(outs, returns_sequence, name=name, updates=updates)
 
 
 def _callable(fn: Any, params: Any, buffers: Any) -> tuple[Callable[..., Any], Any, bool]:
@@ -171,7 +194,10 @@ def _dtype(v: Any) -> np.dtype:
 
 def _input_spec(v: Any) -> TensorSpec:
     """The IR input type: the caller's array as given (JAX may narrow it, e.g. int64 to
-    int32 without x64; the walker casts it the way `jnp.asarray` would)."""
+    int32 without x64; the walker casts it the way `jnp.asarray` would); a typed key
+    array's is that of its uint32 key data."""
+    if is_typed_key(v):
+        v = jax.random.key_data(v)
     return TensorSpec(tuple(int(d) for d in np.shape(v)), dtype_name(_dtype(v)))
 
 

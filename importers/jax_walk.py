@@ -40,6 +40,7 @@ from ivy_ir.dialect.types import dtype_name
 from .common import ImportBuilder, Rule, Unmapped, location, location_str
 from .jax_control import CONTROL, ControlFlow
 from .jax_ctx import FOLD_LIMIT, Ctx, Value
+from .jax_random import KEY_PRIMITIVES, KeyWords, is_key_aval
 
 try:  # JAX's own user-frame heuristics (private: without them ops carry no location)
     from jax._src import source_info_util
@@ -62,7 +63,10 @@ def _kinked(eqn: JaxprEqn) -> str | None:
 
 
 def representable(aval: Any) -> bool:
-    """Whether the IR has the dtype of this abstract value (no PRNG keys, no complex)."""
+    """Whether the IR has the dtype of this abstract value (a threefry key array is
+    carried as its two uint32 words: `jax_random.KeyWords`)."""
+    if is_key_aval(aval):
+        return True
     try:
         dtype_name(np.dtype(aval.dtype))
     except (TypeError, ValueError):
@@ -71,8 +75,10 @@ def representable(aval: Any) -> bool:
 
 
 def aval_spec(aval: Any) -> TensorSpec:
-    """JAX's type of a (representable) abstract value."""
-    return TensorSpec(tuple(aval.shape), dtype_name(aval.dtype))
+    """JAX's type of a (representable) abstract value; of a key array, that of one of
+    its words."""
+    dtype = "uint32" if is_key_aval(aval) else dtype_name(aval.dtype)
+    return TensorSpec(tuple(aval.shape), dtype)
 
 
 class JaxprWalker(ControlFlow):
@@ -118,6 +124,8 @@ class JaxprWalker(ControlFlow):
             return [ctx.emit(op, *ins)]
         if name in INLINED:
             return self._inline(eqn, ins)
+        if name not in KEY_PRIMITIVES and any(isinstance(v, KeyWords) for v in ins):
+            return self._by_word(eqn, ins)
         folded = self._fold(eqn, ins)
         if folded is not None:
             return folded
@@ -159,11 +167,22 @@ class JaxprWalker(ControlFlow):
             return self.b.unsupported(eqn.primitive.name, specs)
         return [self.b.emit("zeros", shape=list(s.shape), dtype=s.dtype) for s in specs]
 
+    def _by_word(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
+        """A primitive moving key arrays around (slice, select, concatenate), run on
+        each of their words alike."""
+        if eqn.primitive.name in CONTROL or not all(is_key_aval(v.aval) for v in eqn.outvars):
+            return self.unsupported(eqn)
+        words = [self.equation(eqn, [v.words[i] if isinstance(v, KeyWords) else v for v in ins])
+                 for i in (0, 1)]
+        return [KeyWords(a, b) for a, b in zip(*words)]
+
     def _fold(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value] | None:
         """Evaluate an equation on known inputs (small results only) at import time."""
         if not all(isinstance(v, np.ndarray) for v in ins) or eqn.effects:
             return None
         avals = [v.aval for v in eqn.outvars]
+        if any(is_key_aval(v.aval) for v in (*eqn.invars, *eqn.outvars)):
+            return None  # JAX computes on key arrays, which are no NumPy arrays
         if not all(representable(a) for a in avals) or \
                 sum(int(np.prod(a.shape)) for a in avals) > FOLD_LIMIT:
             return None

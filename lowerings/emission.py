@@ -143,7 +143,7 @@ def op_expr(op: Operation, em: Emission) -> ast.expr:
     if not isinstance(op, IvyOp):
         raise LoweringError(f"{op.name} is not an ivy op; the {em.target.name} target only "
                             "lowers the ivy dialect")
-    expr = expression(op, em.target, em.names.of.__getitem__, em)
+    expr = expression(op, em.target.emitted, em.names.of.__getitem__, em)
     em.helpers |= calls(expr, em.target.helpers)
     return parse(expr)
 

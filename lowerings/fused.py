@@ -94,7 +94,7 @@ def _in_place(op: IvyOp, nodes: dict[SSAValue, _Node], yielded: set[SSAValue],
     """`t.add_(y)` when an operand `t` may be overwritten (see the module docstring)."""
     target = em.target
     method = target.inplace_methods.get(op.SPEC.name)
-    if method is None:
+    if method is None or target.widens(op):  # a widened op runs out of place, cast back
         return None
     operands = list(op.operands)
     order = [0, 1] if len(operands) == 2 and op.SPEC.name in COMMUTATIVE else [0]

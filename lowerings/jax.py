@@ -121,6 +121,10 @@ JAX_RULES: dict[str, Rule] = {
     **elementwise_calls("jnp", {"rsqrt": "lax.rsqrt", "erf": "jax.scipy.special.erf"}),
     **NUMPY_API_RULES,
     "broadcast_to": "jnp.broadcast_to({x}, {shape})",
+    "bitcast": "lax.bitcast_convert_type({x}, {dtype})",
+    "erfinv": "lax.erf_inv({x})",
+    # JAX's own primitive: what jax.random computes, so the bits are JAX's by construction
+    "threefry2x32": "threefry2x32_p.bind(*jnp.broadcast_arrays({k0}, {k1}, {x0}, {x1}))",
     "clip": _clip,
     "linspace": _linspace,
     "one_hot": "jax.nn.one_hot({indices}, {depth}, dtype={dtype}, axis={axis})",
@@ -208,7 +212,9 @@ class JaxRuntime(JaxAutodiff, Runtime):
         return jax.lax
 
     def is_native(self, value: Any) -> bool:
-        return isinstance(value, jax.Array)
+        # a typed key array is not: programs take its key data (`host_array`)
+        return isinstance(value, jax.Array) and not jax.dtypes.issubdtype(
+            value.dtype, jax.dtypes.prng_key)
 
     def to_native(self, value: Any) -> Any:
         with jax.enable_x64(True):  # a float64 input stays float64 (the guard checks it)
@@ -222,5 +228,5 @@ TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", arra
                 hoists=True,
                 helpers=collect_helpers(K, resample, C),
                 imports="import math\n\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
-                        "from jax import lax\n")
+                        "from jax import lax\nfrom jax.extend.random import threefry2x32_p\n")
 RUNTIME = JaxRuntime()

@@ -27,7 +27,8 @@ TARGET = Target(
     # the ufunc calls (they take out=)
     inplace_ops=frozenset(native_names(PLAIN_ELEMENTWISE, NAMES)),
     fresh_ops=frozenset({"astype", "where", "erf", "rsqrt"}),
-    view_ops=frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "flip", "split"}))
+    view_ops=frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "flip", "split",
+                        "bitcast"}))
 
 
 class NumpyRuntime(Runtime):

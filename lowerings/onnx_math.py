@@ -19,7 +19,7 @@ from onnx import numpy_helper
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import numpy_dtype
 
-from .onnx_graph import GraphBuilder, OnnxContext, value_info
+from .onnx_graph import GraphBuilder, OnnxContext, onnx_dtype, value_info
 from .onnx_precise import (
     acos_f64,
     acosh_f64,
@@ -156,27 +156,37 @@ def _unsigned(dtype: str) -> str:
     return dtype if dtype.startswith("u") else f"u{dtype}"
 
 
+_SHIFT_WIDENED = {"int16": "int32", "uint16": "uint32"}
+"""onnxruntime's BitShift and Where have no 16-bit kernels: these shift as 32-bit values
+(the low 16 bits of a 32-bit shift are the 16-bit shift's, for every count)."""
+
+
 def _shift(left: bool) -> OnnxRule:
     """Shifts through the unsigned `BitShift`: a count < 0 or >= the width gives 0 (a
     right shift of a negative value: -1); a signed right shift is ~(~x >> y) below 0."""
     def rule(c: OnnxContext) -> str:
         x, y, dt = c.args["x"], c.args["y"], c.out.dtype
-        u, width = _unsigned(dt), numpy_dtype(dt).itemsize * 8
+        wide = _SHIFT_WIDENED.get(dt, dt)
+        if wide != dt:
+            x, y = c.b.cast(x, wide), c.b.cast(y, wide)
+        u, width = _unsigned(wide), numpy_dtype(wide).itemsize * 8
         count = c.b.cast(y, u)
 
         def shifted(v: str) -> str:
             return c.b.cast(c.node("BitShift", [c.b.cast(v, u), count],
-                                   direction="LEFT" if left else "RIGHT"), dt)
-        zero = c.scalar(0)
+                                   direction="LEFT" if left else "RIGHT"), wide)
+        zero = c.scalar(0, wide)
         out_of_range = c.node("Or", [c.node("Less", [y, zero]),
-                                     c.node("GreaterOrEqual", [y, c.scalar(width)])])
-        if left or dt == u:
-            return c.node("Where", [out_of_range, zero, shifted(x)])
-        neg = c.node("Less", [x, zero])
-        r = c.node("Where", [neg, c.node("BitwiseNot", [shifted(c.node("BitwiseNot", [x]))]),
-                             shifted(x)])
-        fill = c.node("Where", [neg, c.scalar(-1), zero])
-        return c.node("Where", [out_of_range, fill, r])
+                                     c.node("GreaterOrEqual", [y, c.scalar(width, wide)])])
+        if left or wide == u:
+            out = c.node("Where", [out_of_range, zero, shifted(x)])
+        else:
+            neg = c.node("Less", [x, zero])
+            r = c.node("Where", [neg, c.node("BitwiseNot", [shifted(c.node("BitwiseNot", [x]))]),
+                                 shifted(x)])
+            fill = c.node("Where", [neg, c.scalar(-1, wide), zero])
+            out = c.node("Where", [out_of_range, fill, r])
+        return out if wide == dt else c.b.cast(out, dt)
     return rule
 
 
@@ -215,6 +225,7 @@ def _astype(c: OnnxContext) -> str:
 
 ELEMENTWISE_RULES: dict[str, OnnxRule] = {
     "astype": _astype,
+    "bitcast": lambda c: c.node("BitCast", [c.x], to=onnx_dtype(c.out.dtype)),
     "abs": unary("Abs"),
     "negative": unary("Neg"),
     "sign": unary("Sign"),

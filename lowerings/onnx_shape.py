@@ -189,8 +189,16 @@ def _scatter(reduction: str | None) -> OnnxRule:
                             reduction=reduction)
 
 
+_TOPK_WIDENED = frozenset({"int8", "int16", "uint8", "uint16", "uint32"})
+"""Dtypes onnxruntime's TopK has no kernel for, sorted as int64 (which keeps order)."""
+
+
 def _topk(c: OnnxContext, k: str, largest: bool) -> list[str]:
-    return c.node("TopK", [c.x, k], 2, axis=c.attrs["axis"], largest=int(largest), sorted=1)
+    dtype = c.x_type.dtype
+    x = c.b.cast(c.x, "int64") if dtype in _TOPK_WIDENED else c.x
+    values, idx = c.node("TopK", [x, k], 2, axis=c.attrs["axis"], largest=int(largest),
+                         sorted=1)
+    return [c.b.cast(values, dtype) if dtype in _TOPK_WIDENED else values, idx]
 
 
 def _axis_length(c: OnnxContext) -> str:

@@ -8,6 +8,7 @@ torch and TensorFlow, builds the `module` that owns the parameters.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -146,6 +147,12 @@ def host_array(value: Any) -> np.ndarray:
     device first (`np.asarray` refuses both); the others convert through `__array__`."""
     if isinstance(value, np.ndarray):
         return value
+    if type(getattr(value, "dtype", None)).__name__ == "KeyTy":
+        # a JAX typed key array (`jax.random.key(0)`) crosses as its uint32 key data,
+        # the form the programs take keys in (under `jax.jit`, as a traced array)
+        jax = sys.modules["jax"]
+        data = jax.random.key_data(value)
+        return data if isinstance(data, jax.core.Tracer) else np.asarray(data)
     detach = getattr(value, "detach", None)
     if callable(detach) and callable(getattr(value, "cpu", None)):
         value = detach().cpu()

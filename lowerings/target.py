@@ -2,18 +2,107 @@
 
 A target is data: its rule table (`RuleTable`: a rule per op, dtype spelling, helper
 kernels) plus how to spell arrays and imports, and the switches that pick how the
-emitter writes temporaries and fused groups.
+emitter writes temporaries and fused groups. `Widening` runs ops in dtypes the
+framework has no kernels for through a wider one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
-from ivy_ir.core.rules import RuleTable
+from ivy_ir.core.rules import OpContext, Rule, RuleTable
+from ivy_ir.dialect import IvyOp, TensorSpec
+
+
+@dataclass(frozen=True)
+class Widening:
+    """Ops in dtypes a framework has few kernels for (torch: uint16, uint32), run in a
+    wider dtype it has them for: the op's rule renders it as if its operands, results
+    and dtype attributes were of the wide dtype, between casts of the operands up and
+    of the results back. The cast back keeps the low bits, so sums, products, shifts
+    and negations wrap exactly as NumPy's do in the narrow dtype (the wide dtype's own
+    wrap, mod 2**64, keeps them too), and comparisons, orders and quotients agree, as
+    the wide dtype holds every narrow value."""
+
+    dtypes: dict[str, str]
+    """narrow dtype -> the wide dtype its ops compute in."""
+    native: dict[str, Callable[[dict[str, Any]], bool] | None]
+    """op -> None where the framework runs it in the narrow dtypes itself (no casts:
+    the fast path), or a test of the op's attributes saying where it does. Every other
+    op is widened, so an op added to the registry computes right before it is listed."""
+    cast: str
+    """The target's cast of an expression `{x}` to a dtype `{dtype}`."""
+
+    def applies(self, op: str, dtypes: Iterable[str], attrs: dict[str, Any]) -> bool:
+        """Whether `op`, with values of `dtypes` and these attributes, is widened."""
+        if op in self.native:
+            test = self.native[op]
+            if test is None or test(attrs):
+                return False
+        return any(d in self.dtypes for d in dtypes)
+
+    def rule(self, rule: Rule) -> Rule:
+        """`rule`, widened where `applies` says so."""
+        def widened(c: OpContext) -> str:
+            if not self.applies(c.op.SPEC.name, _dtypes(c), c.attrs):
+                return _render(rule, c)
+            return self._back(_render(rule, self._wide(c)), c)
+        return widened
+
+    def _wide(self, c: OpContext) -> OpContext:
+        """What the rule sees of the op in the wide dtype: its operands cast up, its
+        types and dtype attributes wide."""
+        kinds = c.op.SPEC.attr_map
+        return replace(
+            c, args={**c.args, **{k: self._up(c.args[k], t, c) for k, t in c.in_types.items()
+                                  if t is not None}},
+            in_types={k: self._spec(t) for k, t in c.in_types.items()},
+            out_types=[self._spec(t) for t in c.out_types],
+            attrs={k: self.dtypes.get(v, v) if kinds[k].kind == "dtype" else v
+                   for k, v in c.attrs.items()})
+
+    def _spec(self, t: Any) -> Any:
+        """A type (or a variadic operand's types) in the wide dtype."""
+        if isinstance(t, list):
+            return [self._spec(s) for s in t]
+        return t if t is None else t.with_(dtype=self.dtypes.get(t.dtype, t.dtype))
+
+    def _up(self, expr: str, t: TensorSpec | list[TensorSpec], c: OpContext) -> str:
+        """An operand's expression cast to the wide dtype (a variadic operand's `[a, b]`,
+        whose names are identifiers, cast one by one)."""
+        if isinstance(t, list):
+            names = [n for n in expr[1:-1].split(", ") if n]
+            return "[" + ", ".join(self._up(n, s, c) for n, s in zip(names, t, strict=True)) \
+                + "]"
+        wide = self.dtypes.get(t.dtype)
+        return expr if wide is None else self.cast.format(x=expr, dtype=c.target.dtype(wide))
+
+    def _back(self, expr: str, c: OpContext) -> str:
+        """The widened expression's results cast back to the op's result dtypes."""
+        if len(c.out_types) == 1 and not c.op.SPEC.variadic_results:
+            if c.out.dtype not in self.dtypes:
+                return expr
+            return self.cast.format(x=f"({expr})", dtype=c.target.dtype(c.out.dtype))
+        dtypes = ", ".join(c.target.dtype(t.dtype) for t in c.out_types)
+        return f"[{self.cast.format(x='r', dtype='d')} for r, d in zip({expr}, ({dtypes},))]"
+
+
+def _dtypes(c: OpContext) -> Iterable[str]:
+    """The dtypes of an op's operands and results."""
+    for t in c.in_types.values():
+        for s in t if isinstance(t, list) else [t]:
+            if s is not None:
+                yield s.dtype
+    yield from (t.dtype for t in c.out_types)
+
+
+def _render(rule: Rule, c: OpContext) -> str:
+    return rule(c) if callable(rule) else rule.format(**c.fields())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,6 +161,8 @@ class Target(RuleTable):
     option_rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     """option -> rules replacing the table's when the option is set (what runs fastest
     under the framework's compiler differs from what runs fastest without it)."""
+    widening: Widening | None = None
+    """Dtypes the framework lacks kernels for that the emitter computes in wider ones."""
 
     def with_options(self, options: dict[str, Any]) -> Target:
         """This target as lowered with `options` (its `option_rules` applied)."""
@@ -79,10 +170,28 @@ class Target(RuleTable):
                  for op, rule in rules.items()}
         return replace(self, rules={**self.rules, **extra}) if extra else self
 
+    @cached_property
+    def emitted(self) -> Target:
+        """The table the emitter renders ops with: the rules, widened (`widening`). Kept
+        apart from `rules`, whose plain templates the facade's eager functions reuse."""
+        if self.widening is None:
+            return self
+        return replace(self, rules={op: self.widening.rule(r) for op, r in self.rules.items()})
+
+    def widens(self, op: IvyOp) -> bool:
+        """Whether the emitter renders `op` widened (so it has no in-place form)."""
+        if self.widening is None:
+            return False
+        values = [*op.operands, *op.results]
+        return self.widening.applies(op.SPEC.name, (TensorSpec.from_xdsl(v.type).dtype
+                                                    for v in values
+                                                    if hasattr(v.type, "element_type")),
+                                     op.attr_values())
+
     def fuses(self, options: dict[str, Any]) -> bool:
         """Whether lowering with these options outlines elementwise groups first."""
         return self.fuse_elementwise and not any(options.get(o)
                                                  for o in self.self_fusing_options)
 
 
-__all__ = ["Target"]
+__all__ = ["Target", "Widening"]

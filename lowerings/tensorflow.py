@@ -272,6 +272,7 @@ TF_RULES: dict[str, Rule] = {
     "trunc": "tf.where({x} < 0, tf.math.ceil({x}), tf.math.floor({x}))",
     "bitwise_invert": _bitwise("tf.bitwise.invert", "tf.math.logical_not"),
     "astype": "tf.cast({x}, {dtype})",
+    "bitcast": "tf.bitcast({x}, {dtype})",
     "broadcast_to": "tf.broadcast_to({x}, {shape})",
     "where": "tf.where({condition}, {x}, {y})",
     "clip": _clip,

@@ -40,7 +40,7 @@ from .emitter import Emission
 from .target import Target
 from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
-from .torch_semantics import SEMANTIC_RULES
+from .torch_semantics import SEMANTIC_RULES, WIDENING
 
 NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
          "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax",
@@ -147,8 +147,8 @@ def _clip(c: OpContext) -> str:
     x, lo, hi = c.args["x"], c.attrs["min"], c.attrs["max"]
     if lo is None and hi is None:
         return x
-    if c.out.dtype in INTS:  # float bounds would promote the result to float
-        call = f"torch.clamp({x}, min={c.lit('min')}, max={c.lit('max')})"
+    if c.out.dtype in INTS:  # in float64 with float bounds, as NumPy (exact to 2**53)
+        call = f"torch.clamp({x}.double(), min={c.lit('min')}, max={c.lit('max')})"
         return f"{call}.to({c.target.dtype(c.out.dtype)})"
     return f"torch.clamp({x}, min={c.lit('min')}, max={c.lit('max')})"
 
@@ -286,6 +286,8 @@ TORCH_RULES: dict[str, Rule] = {
     **{op: _reduce(f"torch.{name}") for op, name in native_names(PLAIN_REDUCTIONS,
                                                                  NAMES).items()},
     "astype": "{x}.to({dtype})",
+    "bitcast": "{x}.view({dtype})",
+    "erfinv": "torch.special.erfinv({x})",
     "broadcast_to": "torch.broadcast_to({x}, {shape})",
     "where": "torch.where({condition}, {x}, {y})",
     "clip": _clip,
@@ -391,5 +393,5 @@ TARGET = Target(name="torch", rules=TORCH_RULES, dtype=_dtype, array="torch.tens
                 imports="import torch\nimport torch.nn.functional as F\n",
                 fuse_elementwise=True, self_fusing_options=frozenset({"torch_compile"}),
                 fused_as_expressions=True, inplace_methods=_inplace_methods(),
-                saves_result=SAVES_RESULT)
+                saves_result=SAVES_RESULT, widening=WIDENING)
 RUNTIME = TorchRuntime()

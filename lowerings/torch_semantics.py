@@ -1,5 +1,6 @@
 """Where torch's own answer differs from the IR's meaning (docs/semantics.md), the
-torch rules that emit the correction.
+torch rules that emit the correction; and `WIDENING`, how ops run in the unsigned
+dtypes torch has almost no kernels for.
 
 Each rule replaces the plain `torch.NAME` call of the op; the fused in-place path
 (`lowerings/fused.py`) leaves these ops out, since `Tensor.NAME_` would skip the fix.
@@ -8,7 +9,10 @@ Each rule replaces the plain `torch.NAME` call of the op; the fused in-place pat
 from __future__ import annotations
 
 from ivy_ir.core.rules import OpContext, Rule
+from ivy_ir.dialect import CONTROL
 from ivy_ir.dialect.types import FLOATS, INTS
+
+from .target import Widening
 
 
 def _by_zero(fn: str, float_fn: str) -> Rule:
@@ -52,3 +56,29 @@ SEMANTIC_RULES: dict[str, Rule] = {
     "any": _logical_reduce("torch.any"),
 }
 """Rules that override the generic ones of `lowerings/torch.py`."""
+
+
+UNSIGNED_NATIVE = {
+    # torch 2.13 (CPU) runs these in uint16/uint32 (measured): casts, copies, views,
+    # creation, indexing reads, equality, multiply, the and/or/xor bits and sorting.
+    # Control-flow ops only carry values (their bodies' ops decide for themselves), and a
+    # bitcast reads the bits as they are: neither may ever be widened.
+    **dict.fromkeys(CONTROL),
+    **dict.fromkeys((
+        "astype", "bitcast", "broadcast_to", "reshape", "permute_dims", "expand_dims",
+        "squeeze", "concat", "stack", "split", "diagonal", "roll", "tile", "repeat",
+        "full", "zeros", "ones", "linspace", "one_hot", "zeros_like", "ones_like",
+        "full_like", "take", "gather_nd", "embedding", "where", "equal", "not_equal",
+        "multiply", "outer", "bitwise_and", "bitwise_or", "bitwise_xor", "isnan",
+        "isinf", "isfinite", "all", "any", "sort", "argsort", "clip")),
+    # a negative step flips first, and torch.flip has no unsigned kernel
+    "slice": lambda a: min(a["step"], default=1) > 0,
+    # reflect/edge padding gathers with index_select, which has none for 1-d tensors
+    "pad": lambda a: a["mode"] == "constant",
+}
+"""op -> None, or when (by its attributes), torch runs it in uint16/uint32 natively."""
+
+WIDENING = Widening(dtypes={"uint16": "int64", "uint32": "int64"}, native=UNSIGNED_NATIVE,
+                    cast="{x}.to({dtype})")
+"""Every other op in uint16/uint32 computes in int64 and casts back (wrapping, as NumPy);
+uint64 has no wider dtype, so its gaps stay `unsupported=torch:uint64` in ops.spec."""

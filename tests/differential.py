@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import op_refs_elementwise  # noqa: F401  (fill CASES)
+import op_refs_bits  # noqa: F401  (fill CASES)
+import op_refs_elementwise  # noqa: F401
 import op_refs_linalg  # noqa: F401
 import op_refs_nn  # noqa: F401
 import op_refs_recurrent  # noqa: F401

@@ -32,6 +32,7 @@ DTYPE_ATTR_OPS = ("full", "zeros", "ones", "eye", "linspace", "arange", "one_hot
 SKIPPED = {
     "random_uniform": "random values are real floats (the rule refuses other dtypes)",
     "random_normal": "random values are real floats (the rule refuses other dtypes)",
+    "threefry2x32": "defined on uint32 words only (op_refs_bits.py draws them)",
     **dict.fromkeys(CONTROL, "control flow: its bodies are programs, tested by tests/test_control_flow.py"),
 }
 # (rtol, atol) against NumPy: transcendental complex kernels differ in the last bits
@@ -42,6 +43,9 @@ def swapped(name: str, dtype: str) -> tuple[list[Any], dict[str, Any]] | None:
     """`name`'s example with its grouped operands (or its dtype attribute) in `dtype`;
     None when the op's class does not admit `dtype`."""
     types, attrs = example(name)
+    if name == "bitcast":  # to a dtype of the same width
+        attrs = {**attrs, "dtype": {"uint16": "int16", "uint32": "float32",
+                                    "uint64": "int64"}.get(dtype, dtype)}
     if name in DTYPE_ATTR_OPS:
         return types, {**attrs, "dtype": dtype}
     grouped = [a for a in SPECS[name].operands if a.dtype_class in GROUPED_CLASSES]

@@ -21,7 +21,8 @@ CLASS_DTYPE = {"any": "float32", "num": "float32", "real": "float32", "inexact":
                "float": "float32", "mask": "bool",
                "int": "int32", "intbool": "int32", "index": "int64", "bool": "bool",
                "cond": "bool"}
-_SHORT = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool"}
+_SHORT = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool",
+          "ui32": "uint32"}
 
 Operands = list[Any]  # per spec operand: a type string, None (absent) or a list (variadic)
 
@@ -39,6 +40,7 @@ OVERRIDES: dict[str, tuple[Operands, dict[str, Any]]] = {
     "zeros_like": (["2x3xf32"], {"dtype": "int32"}),
     "full_like": (["2x3xf32"], {"fill_value": 2.0}),
     "astype": (["2x3xf32"], {"dtype": "float64"}),
+    "bitcast": (["2x3xf32"], {"dtype": "uint32"}),
     "broadcast_to": (["1x3xf32"], {"shape": [4, 3]}),
     "clip": (["2x3xf32"], {"min": 0.0, "max": 6.0}),
     "add": (["2x3xf32", "3xf32"], {}),
@@ -112,6 +114,7 @@ OVERRIDES: dict[str, tuple[Operands, dict[str, Any]]] = {
             {"nonlinearity": "relu", "has_biases": False}),
     "random_uniform": (["i64"], {"shape": [2, 3]}),
     "random_normal": (["i64"], {"shape": [3], "std": 0.5}),
+    "threefry2x32": (["ui32", "ui32", "2x3xui32", "2x3xui32"], {}),
 }
 
 

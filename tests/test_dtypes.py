@@ -36,6 +36,10 @@ INF_PARTS_DIFFER = {("torch", "add"), ("torch", "subtract")}
 not finite; docs/targets.md): torch adds `x + 1 * y`, so an inf or NaN part of y meets
 alpha's zero imaginary part (NaN). Every target's complex multiply differs likewise
 (C99 Annex G or not)."""
+TIE_ORDER = {("torch", "top_k")}
+"""(target, op) whose indices at ties are the framework's choice (torch.topk's), as the
+differential tests accept (`op_refs_shape._top_k_check`): left out of the sweep here,
+tests/test_torch_unsigned.py checks them by the values they pick."""
 
 
 def _constants_module(dtype: str) -> ivy_ir.Module:
@@ -150,12 +154,12 @@ def test_core_ops_at_the_edges(name: str, dtype: str, target: str) -> None:
 
 
 def test_a_target_without_the_kernel_says_so() -> None:
-    x = np.arange(4, dtype=np.uint32)
+    x = np.arange(4, dtype=np.uint64)
     with pytest.raises(LoweringError) as err:
         ivy_ir.compile(lambda a: F.sum(F.add(a, a)), "torch", args=(x,))
     text = str(err.value)
     assert "torch target cannot run" in text
-    assert "ivy.add in uint32" in text and "ivy.sum in uint32" in text  # all at once
+    assert "ivy.add in uint64" in text and "ivy.sum in uint64" in text  # all at once
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -171,7 +175,7 @@ def test_every_op_in_the_dtype(dtype: str, target: str) -> None:
         with pytest.raises(LoweringError) as err:
             run(module, inputs, target)
         assert all(f"ivy.{n} in " in str(err.value) for n in gaps)
-    names = [n for n in names if n not in gaps]
+    names = [n for n in names if n not in gaps and (target, n) not in TIE_ORDER]
     module, inputs, labels = program(names, dtype)
     want = run(module, inputs, "numpy")
     got = run(module, inputs, target)

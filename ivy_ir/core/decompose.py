@@ -16,14 +16,15 @@ from typing import Any
 from xdsl.ir import Operation
 
 from ..dialect import COMPOSITE, IvyOp
+from .decompose_bits import BITS
 from .decompose_recurrent import RECURRENT
 from .graph import Graph
 from .tracer import OPS as F
 from .tracer import Tracer
 
-DECOMPOSITIONS: dict[str, Callable[..., Any]] = dict(RECURRENT)
-"""Every decomposition by op: the ones below, and the recurrent layers' (which build
-scans, in `decompose_recurrent.py`)."""
+DECOMPOSITIONS: dict[str, Callable[..., Any]] = {**RECURRENT, **BITS}
+"""Every decomposition by op: the ones below, the recurrent layers' (which build
+scans, in `decompose_recurrent.py`) and the bit-level ones (`decompose_bits.py`)."""
 
 
 def decomposition(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

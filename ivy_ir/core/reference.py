@@ -52,6 +52,7 @@ NUMPY_RULES: dict[str, Rule] = {
     **NUMPY_API_RULES,
     "rsqrt": "np.reciprocal(np.sqrt({x}))",
     "erf": "erf({x})",
+    "bitcast": "{x}.view({dtype})",
     # a writable array of its own, never a view of x
     "broadcast_to": "np.broadcast_to({x}, {shape}).copy()",
     "clip": _cast("np.clip({x}, {min}, {max})"),

@@ -14,6 +14,7 @@ from typing import Any
 from .attrs import AttrError, normalize
 from .axes import axis_problem
 from .infer import RULES, InferError
+from .infer_bits import BITS_RULES
 from .infer_control import CONTROL_RULES
 from .infer_nn import NN_RULES
 from .infer_window import WINDOW_RULES
@@ -23,7 +24,8 @@ from .types import CLASS_MEMBERS, TensorSpec
 CLASS_WORDS = {"inexact": "float or complex"}
 """How errors name a dtype class whose name says less than its members."""
 
-INFER_RULES: dict[str, Any] = {**RULES, **NN_RULES, **WINDOW_RULES, **CONTROL_RULES}
+INFER_RULES: dict[str, Any] = {**RULES, **NN_RULES, **WINDOW_RULES, **CONTROL_RULES,
+                                **BITS_RULES}
 """Every inference rule by the name the spec's `infer=` tag gives."""
 
 

@@ -5,8 +5,8 @@ variadic one) and the attribute values (defaults filled in) and returns the resu
 types, or raises `InferError` saying what is wrong in the user's terms. The same rule
 computes result types at build time and checks them in the verifier, so the two can
 never disagree. Rules for linear algebra, indexing and nn layers live in
-`infer_nn.py`, those of windowed layers in `infer_window.py`; `ops.INFER_RULES` joins
-the three tables.
+`infer_nn.py`, those of windowed layers in `infer_window.py`, those of bit-level ops
+and samplers in `infer_bits.py`; `checks.INFER_RULES` joins the tables.
 """
 
 from __future__ import annotations
@@ -142,17 +142,6 @@ def _shaped(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     check(all(d >= 0 for d in a["shape"]), f"shape {a['shape']} has a negative dimension")
     _check_fill(a, a["dtype"])
     return [TensorSpec(tuple(a["shape"]), a["dtype"])]
-
-
-@rule("random")
-def _random(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
-    check(ins[0].rank == 0, f"key must be a 0-d integer tensor, got shape {ins[0].shape}")
-    check(a["dtype"] in FLOATS, f"random values need a float dtype, got {a['dtype']}")
-    # the frameworks' samplers refuse an empty interval or a negative spread
-    check(a.get("low", 0.0) <= a.get("high", 1.0),
-          f"low {a.get('low')} must not exceed high {a.get('high')}")
-    check(a.get("std", 0.0) >= 0, f"std must be >= 0, got {a.get('std')}")
-    return _shaped(ins, a)
 
 
 @rule("arange")

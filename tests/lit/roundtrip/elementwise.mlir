@@ -8,6 +8,10 @@ builtin.module {
     %1 = ivy.astype %0 {dtype = f64} : (tensor<2x3xf32>) -> tensor<2x3xf64>
     func.return %1 : tensor<2x3xf64>
   }
+  func.func @bitcast(%0: tensor<2x3xf32>) -> tensor<2x3xui32> {
+    %1 = ivy.bitcast %0 {dtype = ui32} : (tensor<2x3xf32>) -> tensor<2x3xui32>
+    func.return %1 : tensor<2x3xui32>
+  }
   func.func @broadcast_to(%0: tensor<1x3xf32>) -> tensor<4x3xf32> {
     %1 = ivy.broadcast_to %0 {shape = [4, 3]} : (tensor<1x3xf32>) -> tensor<4x3xf32>
     func.return %1 : tensor<4x3xf32>
@@ -114,6 +118,10 @@ builtin.module {
   }
   func.func @erf(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
     %1 = ivy.erf %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
+  func.func @erfinv(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.erfinv %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %1 : tensor<2x3xf32>
   }
   func.func @floor(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -262,6 +270,10 @@ builtin.module {
 // CHECK-NEXT: %1 = ivy.astype %0 {dtype = f64} : (tensor<2x3xf32>) -> tensor<2x3xf64>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf64>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @bitcast(%0: tensor<2x3xf32>) -> tensor<2x3xui32> {
+// CHECK-NEXT: %1 = ivy.bitcast %0 {dtype = ui32} : (tensor<2x3xf32>) -> tensor<2x3xui32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xui32>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @broadcast_to(%0: tensor<1x3xf32>) -> tensor<4x3xf32> {
 // CHECK-NEXT: %1 = ivy.broadcast_to %0 {shape = [4, 3]} : (tensor<1x3xf32>) -> tensor<4x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<4x3xf32>
@@ -368,6 +380,10 @@ builtin.module {
 // CHECK-NEXT: }
 // CHECK-LABEL: func.func @erf(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT: %1 = ivy.erf %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @erfinv(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.erfinv %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
 // CHECK-NEXT: }
 // CHECK-LABEL: func.func @floor(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -511,6 +527,7 @@ builtin.module {
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
 // CHECK-NEXT: }
 // GENERIC: %1 = "ivy.astype"(%0) <{dtype = f64}> : (tensor<2x3xf32>) -> tensor<2x3xf64>
+// GENERIC: %1 = "ivy.bitcast"(%0) <{dtype = ui32}> : (tensor<2x3xf32>) -> tensor<2x3xui32>
 // GENERIC: %1 = "ivy.broadcast_to"(%0) <{shape = array<i64: 4, 3>}> : (tensor<1x3xf32>) -> tensor<4x3xf32>
 // GENERIC: %1 = "ivy.abs"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.negative"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -538,6 +555,7 @@ builtin.module {
 // GENERIC: %1 = "ivy.acosh"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.atanh"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.erf"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.erfinv"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.floor"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.ceil"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.round"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>

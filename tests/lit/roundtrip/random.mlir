@@ -12,6 +12,10 @@ builtin.module {
     %1 = ivy.random_normal %0 {shape = [3], std = 0.5} : (tensor<i64>) -> tensor<3xf32>
     func.return %1 : tensor<3xf32>
   }
+  func.func @threefry2x32(%0: tensor<ui32>, %1: tensor<ui32>, %2: tensor<2x3xui32>, %3: tensor<2x3xui32>) -> (tensor<2x3xui32>, tensor<2x3xui32>) {
+    %4, %5 = ivy.threefry2x32 %0, %1, %2, %3 : (tensor<ui32>, tensor<ui32>, tensor<2x3xui32>, tensor<2x3xui32>) -> (tensor<2x3xui32>, tensor<2x3xui32>)
+    func.return %4, %5 : tensor<2x3xui32>, tensor<2x3xui32>
+  }
 }
 
 // CHECK-LABEL: func.func @random_uniform(%0: tensor<i64>) -> tensor<2x3xf32> {
@@ -22,5 +26,10 @@ builtin.module {
 // CHECK-NEXT: %1 = ivy.random_normal %0 {shape = [3], std = 0.5} : (tensor<i64>) -> tensor<3xf32>
 // CHECK-NEXT: func.return %1 : tensor<3xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @threefry2x32(%0: tensor<ui32>, %1: tensor<ui32>, %2: tensor<2x3xui32>, %3: tensor<2x3xui32>) -> (tensor<2x3xui32>, tensor<2x3xui32>) {
+// CHECK-NEXT: %4, %5 = ivy.threefry2x32 %0, %1, %2, %3 : (tensor<ui32>, tensor<ui32>, tensor<2x3xui32>, tensor<2x3xui32>) -> (tensor<2x3xui32>, tensor<2x3xui32>)
+// CHECK-NEXT: func.return %4, %5 : tensor<2x3xui32>, tensor<2x3xui32>
+// CHECK-NEXT: }
 // GENERIC: %1 = "ivy.random_uniform"(%0) <{shape = array<i64: 2, 3>}> : (tensor<i64>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.random_normal"(%0) <{shape = array<i64: 3>, std = 5.000000e-01 : f64}> : (tensor<i64>) -> tensor<3xf32>
+// GENERIC: %4, %5 = "ivy.threefry2x32"(%0, %1, %2, %3) : (tensor<ui32>, tensor<ui32>, tensor<2x3xui32>, tensor<2x3xui32>) -> (tensor<2x3xui32>, tensor<2x3xui32>)

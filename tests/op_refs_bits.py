@@ -1,0 +1,51 @@
+"""References for the bit-level ops: `bitcast` (NumPy's `view`), `erfinv` (SciPy's, in
+float64) and `threefry2x32` (JAX's own primitive, which the op promises to equal bit
+for bit)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from op_refs_common import FLOAT, arr, bshapes, case, f64, like, pick, shape
+
+SAME_WIDTH = [("float32", "int32"), ("float32", "uint32"), ("int32", "float32"),
+              ("uint32", "float32"), ("float64", "int64"), ("int64", "float64"),
+              ("int32", "uint32"), ("uint8", "int8"), ("int16", "uint16")]
+"""(from, to) pairs of one width the differential tests draw."""
+
+
+def _bitcast(d):
+    src, dst = pick(d, SAME_WIDTH)
+    if src.startswith("float"):
+        x = arr(d, src, shape(d), -1e6, 1e6)
+    else:
+        info = np.iinfo(src)
+        x = d.draw(hnp.arrays(src, shape(d), elements=st.integers(int(info.min), int(info.max))))
+    return [x], {"dtype": dst}
+
+
+def _erfinv(d):
+    return [arr(d, pick(d, FLOAT), shape(d), -0.999, 0.999)], {}
+
+
+def _erfinv_ref(x):
+    from scipy.special import erfinv
+    return like(erfinv(f64(x)), x)
+
+
+def _words(d):
+    words = st.integers(0, 2**32 - 1)
+    return [d.draw(hnp.arrays(np.uint32, s, elements=words)) for s in bshapes(d, 4)], {}
+
+
+def _threefry_ref(k0, k1, x0, x1):
+    import jax.numpy as jnp
+    from jax.extend.random import threefry2x32_p
+    return [np.asarray(y) for y in threefry2x32_p.bind(*jnp.broadcast_arrays(k0, k1, x0, x1))]
+
+
+case("bitcast", _bitcast, lambda x, dtype: x.view(dtype))
+# float32: Giles' polynomial as XLA and the decomposition compute it, within a few ulp
+case("erfinv", _erfinv, _erfinv_ref, tol={"float32": (2e-6, 1e-7), "float64": (1e-9, 1e-12)})
+case("threefry2x32", _words, _threefry_ref)
