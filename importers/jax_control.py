@@ -10,7 +10,8 @@ and a branch's known inputs and a loop's known constants stay known inside (a bo
 keeps its static gather indices); a loop's carry is always an SSA value. But a
 constant materialized inside a region lives in that region's block, so the walker's
 cache of constants is scoped to each body (`Ctx.region`), and whatever a body returns
-becomes an SSA value there: nothing a body computed is known after it.
+becomes an SSA value there: nothing a body computed is known after it. A key array (`jax_random.KeyWords`) in a carry, a scanned input or a
+result crosses the region boundary as its two words.
 
 What is still decided at import time: a control-flow equation on known inputs alone
 with small results is folded like any other (the walker runs it), a `cond` whose index
@@ -34,6 +35,7 @@ from ivy_ir.dialect.infer import InferError
 
 from .common import ImportBuilder, location_str
 from .jax_ctx import Ctx, Value
+from .jax_random import KeyWords, flat_words, is_key_aval, pack_words
 
 CONTROL = ("cond", "while", "scan")
 """The control-flow primitives `ControlFlow.control` imports as region ops."""
@@ -67,20 +69,22 @@ class ControlFlow:
                              f"{exc}") from None
 
     def _region(self, walk: Callable[[list[Value]], list[Value]],
-                template: Sequence[Value | None]) -> Body:
+                template: Sequence[Value | None], keys: Sequence[bool] = ()) -> Body:
         """A region body: `walk` on `template`, each None filled by the next block
-        argument; recorded with its own constants, yielding SSA values. The op keeps
-        the equation's location, whatever the body's equations set; body equations
-        without a user frame of their own take it too."""
+        argument (two of them, a key array's words, where `keys` marks the slot);
+        recorded with its own constants, yielding SSA values (a key array as its two
+        words). The op keeps the equation's location, whatever the body's equations
+        set; body equations without a user frame of their own take it too."""
         where = self.b.graph.location or self.enclosing
 
         def body(args: list[SSAValue]) -> list[SSAValue]:
-            fill = iter(args)
-            ins = [next(fill) if v is None else v for v in template]
+            fill, flags = iter(args), iter(keys)
+            ins = [v if v is not None else KeyWords(next(fill), next(fill))
+                   if next(flags, False) else next(fill) for v in template]
             outer, self.enclosing = self.enclosing, where
             with self.ctx.region():
                 try:
-                    return [self.ssa(v) for v in walk(ins)]
+                    return [self.ssa(v) for v in flat_words(walk(ins))]
                 finally:
                     self.enclosing = outer
                     self.b.at(where)
@@ -98,7 +102,8 @@ class ControlFlow:
         if known is not None:
             k = int(known)
             return self._jaxpr(branches[k if 0 <= k < len(branches) else -1])(inputs)
-        return self._switch(index, branches, 0, inputs)
+        out = self._switch(index, branches, 0, inputs)
+        return out if len(branches) == 1 else pack_words(out, eqn.outvars)
 
     def _switch(self, index: Value, branches: Sequence[ClosedJaxpr], k: int,
                 inputs: list[Value]) -> list[Value]:
@@ -120,11 +125,12 @@ class ControlFlow:
         p = eqn.params
         n_cond, n_body = p["cond_nconsts"], p["body_nconsts"]
         cond_consts, body_consts = ins[:n_cond], ins[n_cond:n_cond + n_body]
-        carry = [self.ssa(v) for v in ins[n_cond + n_body:]]
-        slots = [None] * len(carry)
-        return list(emit_while(self.b.graph, carry,
-                               self._region(self._jaxpr(p["cond_jaxpr"]), cond_consts + slots),
-                               self._region(self._jaxpr(p["body_jaxpr"]), body_consts + slots)))
+        init = ins[n_cond + n_body:]
+        keys, slots = [isinstance(v, KeyWords) for v in init], [None] * len(init)
+        out = emit_while(self.b.graph, [self.ssa(v) for v in flat_words(init)],
+                         self._region(self._jaxpr(p["cond_jaxpr"]), cond_consts + slots, keys),
+                         self._region(self._jaxpr(p["body_jaxpr"]), body_consts + slots, keys))
+        return pack_words(list(out), eqn.outvars)
 
     def _scan(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
         """The body over slices of `xs` along axis 0, threading the carry; inputs are
@@ -135,10 +141,13 @@ class ControlFlow:
         xs = ins[n_consts + n_carry:]
         if unrolled(length):
             return self._unroll(eqn, consts, carry, xs)
-        body = self._region(self._jaxpr(p["jaxpr"]), consts + [None] * (n_carry + len(xs)))
-        return list(emit_scan(self.b.graph, [self.ssa(v) for v in carry],
-                              [self.ssa(x) for x in xs], body, length=length,
-                              reverse=p["reverse"], unroll=max(1, int(p["unroll"]))))
+        keys = [isinstance(v, KeyWords) for v in carry + xs]
+        body = self._region(self._jaxpr(p["jaxpr"]), consts + [None] * (n_carry + len(xs)),
+                            keys)
+        out = emit_scan(self.b.graph, [self.ssa(v) for v in flat_words(carry)],
+                        [self.ssa(x) for x in flat_words(xs)], body, length=length,
+                        reverse=p["reverse"], unroll=max(1, int(p["unroll"])))
+        return pack_words(list(out), eqn.outvars)
 
     def _unroll(self, eqn: JaxprEqn, consts: list[Value], carry: list[Value],
                 xs: list[Value]) -> list[Value]:
@@ -148,15 +157,24 @@ class ControlFlow:
         length, n_carry = p["length"], p["num_carry"]
         steps: dict[int, list[Value]] = {}
         for i in reversed(range(length)) if p["reverse"] else range(length):
-            outs = self._jaxpr(p["jaxpr"])(consts + carry + [self.ctx.index0(x, i) for x in xs])
+            outs = self._jaxpr(p["jaxpr"])(consts + carry + [self._step(x, i) for x in xs])
             carry, steps[i] = outs[:n_carry], outs[n_carry:]
         ys: list[Value] = []
         for j, var in enumerate(eqn.outvars[n_carry:]):
-            column = [steps[i][j] for i in range(length)]
-            if not column:
-                ys.append(np.zeros(var.aval.shape, var.aval.dtype))
-            elif all(isinstance(c, np.ndarray) for c in column):
-                ys.append(np.stack(column))
-            else:
-                ys.append(self.ctx.emit("stack", column, axis=0))
+            ys.append(self._stack([steps[i][j] for i in range(length)], var.aval))
         return carry + ys
+
+    def _step(self, x: Value, i: int) -> Value:
+        if isinstance(x, KeyWords):
+            return KeyWords(*(self.ctx.index0(w, i) for w in x.words))
+        return self.ctx.index0(x, i)
+
+    def _stack(self, column: list[Value], aval: Any) -> Value:
+        """Per-step outputs stacked on a new leading axis (a key array's word by word)."""
+        if column and isinstance(column[0], KeyWords):
+            return KeyWords(*(self._stack([c.words[w] for c in column], aval) for w in (0, 1)))
+        if not column:
+            return np.zeros(aval.shape, "uint32" if is_key_aval(aval) else aval.dtype)
+        if all(isinstance(c, np.ndarray) for c in column):
+            return np.stack(column)
+        return self.ctx.emit("stack", column, axis=0)

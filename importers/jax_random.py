@@ -46,6 +46,17 @@ class KeyWords:
         return self.first, self.second
 
 
+def flat_words(values: list[Any]) -> list[Any]:
+    """`values` with each key array replaced by its two words (for a region boundary)."""
+    return [w for v in values for w in (v.words if isinstance(v, KeyWords) else (v,))]
+
+
+def pack_words(values: list[Any], outvars: list[Any]) -> list[Any]:
+    """`flat_words` undone for the results `outvars` (a key-typed one takes two)."""
+    it = iter(values)
+    return [KeyWords(next(it), next(it)) if is_key_aval(v.aval) else next(it) for v in outvars]
+
+
 def is_key_aval(aval: Any) -> bool:
     """Whether a JAX abstract value is a typed PRNG key array."""
     import jax
@@ -164,7 +175,7 @@ RANDOM: dict[str, Rule] = {
     "random_bits": _bits,
     "random_split": _split,
     "random_fold_in": _fold_in,
-    "random_clone": lambda ctx, keys, **_: _keys(keys),
+    "random_clone": lambda ctx, keys, **_: keys,  # legacy key data or KeyWords alike
     "threefry2x32": lambda ctx, *words, **_: ctx.emit_all("threefry2x32", *words),
     "bitcast_convert_type": _bitcast,
     "erf_inv": lambda ctx, x, **_: ctx.emit("erfinv", x),

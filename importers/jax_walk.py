@@ -51,6 +51,9 @@ INLINED = ("jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom
            "custom_vjp_call_jaxpr", "checkpoint", "remat", "remat2", "custom_lin")
 """Higher-order primitives whose body is walked in place (older JAX names included)."""
 _BODY_PARAMS = ("jaxpr", "call_jaxpr", "fun_jaxpr")
+UNFOLDED = ("svd", "eigh")
+"""Primitives never run on known inputs at import time: JAX's signs are not the IR's
+(`jax_linalg.py`); the IR's own folding computes them."""
 KINKED = ("relu", "relu6")
 """jax.nn functions imported as the IR op of that name when met as a `custom_jvp_call`."""
 
@@ -124,7 +127,8 @@ class JaxprWalker(ControlFlow):
             return [ctx.emit(op, *ins)]
         if name in INLINED:
             return self._inline(eqn, ins)
-        if name not in KEY_PRIMITIVES and any(isinstance(v, KeyWords) for v in ins):
+        if name not in KEY_PRIMITIVES and name not in CONTROL and \
+                any(isinstance(v, KeyWords) for v in ins):
             return self._by_word(eqn, ins)
         folded = self._fold(eqn, ins)
         if folded is not None:
@@ -170,7 +174,7 @@ class JaxprWalker(ControlFlow):
     def _by_word(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value]:
         """A primitive moving key arrays around (slice, select, concatenate), run on
         each of their words alike."""
-        if eqn.primitive.name in CONTROL or not all(is_key_aval(v.aval) for v in eqn.outvars):
+        if not all(is_key_aval(v.aval) for v in eqn.outvars):
             return self.unsupported(eqn)
         words = [self.equation(eqn, [v.words[i] if isinstance(v, KeyWords) else v for v in ins])
                  for i in (0, 1)]
@@ -178,7 +182,8 @@ class JaxprWalker(ControlFlow):
 
     def _fold(self, eqn: JaxprEqn, ins: list[Value]) -> list[Value] | None:
         """Evaluate an equation on known inputs (small results only) at import time."""
-        if not all(isinstance(v, np.ndarray) for v in ins) or eqn.effects:
+        if not all(isinstance(v, np.ndarray) for v in ins) or eqn.effects or \
+                eqn.primitive.name in UNFOLDED:
             return None
         avals = [v.aval for v in eqn.outvars]
         if any(is_key_aval(v.aval) for v in (*eqn.invars, *eqn.outvars)):

@@ -1,15 +1,16 @@
 """Run the import zoo through the any-to-any matrix and write `docs/import_matrix.md`,
-followed by the torch importer's coverage of the core ATen op set (`tests/core_aten.py`)
-and the TensorFlow importer's of the raw ops Keras and tf.image/signal/linalg emit
-(`tests/tf_coverage.py`).
+followed by the torch importer's coverage of the core ATen op set (`tests/core_aten.py`),
+the JAX importer's of the lax primitives reachable from jax.numpy, jax.nn and jax.random
+(`tests/jax_coverage.py`) and the TensorFlow importer's of the raw ops Keras and
+tf.image/signal/linalg emit (`tests/tf_coverage.py`).
 
 The same check as `tests/test_import_matrix.py` (each program imported once from its
 source framework, lowered to every target, compared with the source's own output), but
 collecting every cell instead of stopping at the first failure, and recording the
 worst error as a fraction of the allowed tolerance. Usage:
 `.venv/bin/python scripts/gen_import_matrix.py [--check] [--core-aten-only]
-[--tf-coverage-only]` (the latter two rewrite only their section: seconds instead of the
-whole zoo).
+[--tf-coverage-only] [--jax-coverage-only]` (the latter three rewrite only their section:
+seconds instead of the whole zoo).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from core_aten import documented  # noqa: E402
 from core_aten import render as render_core_aten  # noqa: E402
+from jax_coverage import documented as documented_jax  # noqa: E402
+from jax_coverage import render as render_jax  # noqa: E402
+from tf_coverage import SECTION as TF_SECTION  # noqa: E402
 from tf_coverage import documented as documented_tf  # noqa: E402
 from tf_coverage import render as render_tf  # noqa: E402
 from zoo_common import (  # noqa: E402
@@ -98,10 +102,17 @@ def render(cells: dict[tuple[str, str], tuple[int, int, float]], failures: list[
     return "\n".join(lines) + "\n"
 
 
-def _replace_section(old: str, documented: Callable[[str], str], section: str) -> str:
-    """`old` with one generated section replaced (appended where it is missing)."""
+def _replace_section(old: str, documented: Callable[[str], str], section: str,
+                     before: str = "") -> str:
+    """`old` with one generated section replaced; where it is missing, inserted before
+    the section headed `before` (appended when there is none)."""
     current = documented(old)
-    return old.replace(current, section) if current else old.rstrip("\n") + "\n\n" + section
+    if current:
+        return old.replace(current, section)
+    at = old.find(before) if before else -1
+    if at < 0:
+        return old.rstrip("\n") + "\n\n" + section
+    return old[:at] + section + "\n" + old[at:]
 
 
 def main() -> int:
@@ -111,15 +122,22 @@ def main() -> int:
                         help="rewrite only the torch core ATen section")
     parser.add_argument("--tf-coverage-only", action="store_true",
                         help="rewrite only the TensorFlow raw-op section")
+    parser.add_argument("--jax-coverage-only", action="store_true",
+                        help="rewrite only the JAX lax-primitive section")
     args = parser.parse_args()
     failures: list[str] = []
     if args.core_aten_only:
         text = _replace_section(DOC.read_text(), documented, render_core_aten())
     elif args.tf_coverage_only:
         text = _replace_section(DOC.read_text(), documented_tf, render_tf())
+    elif args.jax_coverage_only:
+        # before the TensorFlow section: `tf_coverage.documented` reads to the end or
+        # to the next section with the blank line between them, so it must stay last
+        text = _replace_section(DOC.read_text(), documented_jax, render_jax(), TF_SECTION)
     else:
         cells, failures = run_matrix()
-        text = render(cells, failures) + "\n" + render_core_aten() + "\n" + render_tf()
+        text = "\n".join((render(cells, failures), render_core_aten(), render_jax(),
+                          render_tf()))
     print(text)
     if not args.check:
         DOC.write_text(text)

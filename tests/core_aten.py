@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 from core_aten_examples import core_ops, example, program_of, tensors_of
+from doc_sections import section
 
 import ivy_ir
 from importers.torch import lookup
@@ -153,9 +154,5 @@ def render() -> str:
 
 
 def documented(text: str) -> str:
-    """The coverage section of the document's `text` (to the next section or the end)."""
-    start = text.find(SECTION)
-    if start < 0:
-        return ""
-    end = text.find("\n## ", start + len(SECTION))
-    return (text[start:] if end < 0 else text[start:end]).rstrip("\n") + "\n"
+    """The coverage section of the document's `text`."""
+    return section(text, SECTION)

@@ -38,9 +38,17 @@ DRAWS = {
     "gumbel": lambda k: jax.random.gumbel(k, (4,)),
     "truncated_normal": lambda k: jax.random.truncated_normal(k, -1.0, 1.0, (5,)),
     "bfloat16_normal": lambda k: jax.random.normal(k, (4,), jnp.bfloat16),
+    # key arrays carried through lax control flow (as words across the region boundary)
+    "split_in_fori_loop": lambda k: jax.lax.fori_loop(
+        0, 5, lambda i, c: (jax.random.split(c[0])[0],
+                            c[1] + jax.random.normal(jax.random.split(c[0])[1], (3,))),
+        (k, jnp.zeros(3)))[1],
+    "scan_over_keys": lambda k: jax.lax.scan(
+        lambda c, s: (c + 1, jax.random.normal(s, (2,))), 0.0, jax.random.split(k, 4))[1],
+    "binomial": lambda k: jax.random.binomial(k, 10, 0.3, (4,)),
 }
 EVERY_TARGET = ["normal", "split", "bits_uint8", "randint", "dropout", "vmap_over_keys",
-                "permutation", "seed_inside"]
+                "permutation", "seed_inside", "split_in_fori_loop"]
 """The draws also run on every other target (the rest on JAX and NumPy, to keep CI short)."""
 
 

@@ -32,6 +32,10 @@ CONFIGS = {
         vocab_size=100, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
         initializer_range=1.0)),
+    "qwen2": ("Qwen2ForCausalLM", transformers.Qwen2Config(
+        vocab_size=100, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+        initializer_range=1.0)),
 }
 
 

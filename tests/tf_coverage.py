@@ -22,6 +22,7 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
+from doc_sections import section
 
 import ivy_ir
 from ivy_ir.core.errors import UnsupportedOpsError
@@ -217,9 +218,5 @@ def _cell(text: str) -> str:
 
 
 def documented(text: str) -> str:
-    """The TensorFlow section of the document's `text` (to the next section or the end)."""
-    start = text.find(SECTION)
-    if start < 0:
-        return ""
-    end = text.find("\n## ", start + len(SECTION))
-    return text[start:] if end < 0 else text[start:end + 1]
+    """The TensorFlow section of the document's `text`."""
+    return section(text, SECTION)
