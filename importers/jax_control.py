@@ -10,8 +10,9 @@ and a branch's known inputs and a loop's known constants stay known inside (a bo
 keeps its static gather indices); a loop's carry is always an SSA value. But a
 constant materialized inside a region lives in that region's block, so the walker's
 cache of constants is scoped to each body (`Ctx.region`), and whatever a body returns
-becomes an SSA value there: nothing a body computed is known after it. A key array (`jax_random.KeyWords`) in a carry, a scanned input or a
-result crosses the region boundary as its two words.
+becomes an SSA value there: nothing a body computed is known after it. A key array
+(`jax_random.KeyWords`) in a carry, a scanned input or a result crosses the region
+boundary as its two words.
 
 What is still decided at import time: a control-flow equation on known inputs alone
 with small results is folded like any other (the walker runs it), a `cond` whose index

@@ -1,5 +1,6 @@
 """Shape primitives of lax -> registry ops: broadcasting, reshapes, transposes,
-concatenation, padding (negative and interior too), static slices and `iota`."""
+concatenation, padding (negative and interior too), slices (windows at run-time starts
+too), `unstack` and `iota`."""
 
 from __future__ import annotations
 
@@ -84,6 +85,15 @@ def _split(ctx: Ctx, x: Value, *, sizes: Sequence[int], axis: int, **_: Any) -> 
     return list(ctx.emit_all("split", x, sizes=[int(s) for s in sizes], axis=axis))
 
 
+def _unstack(ctx: Ctx, x: Value, *, axis: int, **_: Any) -> list[Value]:
+    """The slices along `axis`, each without it: a split into ones, squeezed."""
+    n = ctx.spec(x).shape[axis]
+    if n == 0:
+        return []
+    parts = ctx.emit_all("split", x, sizes=[1] * n, axis=axis) if n > 1 else [x]
+    return [ctx.emit("squeeze", p, axis=[axis]) for p in parts]
+
+
 def _iota(ctx: Ctx, *, dimension: int, **_: Any) -> Value:
     return iota(ctx, ctx.out.shape, dimension, ctx.out.dtype)
 
@@ -112,13 +122,15 @@ def pad_general(ctx: Ctx, x: Value, config: Sequence[tuple[int, int, int]],
     """lax.pad: per axis (low, high, interior); negative edges crop, interior padding
     dilates. A padding value only known at run time goes in through a mask."""
     fill = ctx.known(value)
+    if fill is not None and np.imag(fill) != 0:
+        fill = None  # ivy.pad's value is real: a complex one goes in through the mask
     if fill is None:
         mask = pad_general(ctx, ones_mask(ctx, ctx.spec(x).shape), config, np.asarray(False))
         padded = pad_general(ctx, x, config, np.zeros((), numpy_dtype(ctx.spec(x).dtype)))
         return ctx.emit("where", mask, padded, value)
     if isinstance(x, np.ndarray) and x.size <= FOLD_LIMIT and not any(c[2] for c in config):
         return _numpy_pad(x, config, fill)
-    fill_value = float(fill)
+    fill_value = float(np.real(fill))
     for axis, (_, _, interior) in enumerate(config):
         if interior:
             x = _dilate(ctx, x, axis, interior, fill_value)
@@ -178,19 +190,55 @@ def _dynamic_slice(ctx: Ctx, x: Value, *starts: Value, slice_sizes: Sequence[int
                    **_: Any) -> Value:
     sizes = list(slice_sizes)
     shape = ctx.spec(x).shape
-    begin = dynamic_starts(ctx, starts[:len(shape)], shape, sizes)
-    if begin is None or len(starts) != len(shape):
-        raise Unmapped("dynamic_slice with start indices known only at run time")
-    return static_slice(ctx, x, begin, [b + s for b, s in zip(begin, sizes)])
+    if len(starts) != len(shape):
+        raise Unmapped("dynamic_slice with one start index per operand dim only")
+    begin = dynamic_starts(ctx, starts, shape, sizes)
+    if begin is not None:
+        return static_slice(ctx, x, begin, [b + s for b, s in zip(begin, sizes)])
+    # a start known only at run time: the window's positions along that axis, gathered
+    for axis, (start, dim, size) in enumerate(zip(starts, shape, sizes)):
+        if ctx.known(start) is None:
+            x = ctx.emit("take", x, _offsets(ctx, start, dim, size, np.arange(size)), axis=axis)
+        elif size != dim:
+            b = int(np.clip(int(ctx.known(start)), 0, dim - size))
+            x = _axis_slice(ctx, x, axis, b, b + size)
+    return x
 
 
 def _dynamic_update_slice(ctx: Ctx, x: Value, update: Value, *starts: Value,
                           **_: Any) -> Value:
     shape, sizes = ctx.spec(x).shape, ctx.spec(update).shape
     begin = dynamic_starts(ctx, starts, shape, sizes)
-    if begin is None:
-        raise Unmapped("dynamic_update_slice with start indices known only at run time")
-    return update_window(ctx, x, update, begin)
+    if begin is not None:
+        return update_window(ctx, x, update, begin)
+    if math.prod(sizes) == 0:
+        return x
+    # per axis: where x's positions fall in the window, and which update element each
+    # reads (clipped into the update outside it); x is kept outside the window
+    mask: Value | None = None
+    for axis, (start, dim, size) in enumerate(zip(starts, shape, sizes)):
+        into = _offsets(ctx, start, dim, size, -np.arange(dim))  # start - position
+        inside = ctx.emit("logical_and", ctx.emit("less_equal", into, ctx.const(0, "int64")),
+                          ctx.emit("greater", into, ctx.const(-size, "int64")))
+        pick = ctx.emit("clip", ctx.emit("negative", into), min=0.0, max=float(size - 1))
+        update = ctx.emit("take", update, pick, axis=axis)
+        inside = ctx.emit("reshape", inside, shape=[dim if i == axis else 1
+                                                    for i in range(len(shape))])
+        mask = inside if mask is None else ctx.emit("logical_and", mask, inside)
+    return ctx.emit("where", mask, update, x)
+
+
+def _offsets(ctx: Ctx, start: Value, dim: int, size: int, steps: np.ndarray) -> Value:
+    """`clamp(start, 0, dim - size) + steps` in int64, the start clamped as XLA does."""
+    start = ctx.cast(start, "int64")
+    start = ctx.emit("clip", start, min=0.0, max=float(dim - size))
+    return ctx.emit("add", start, ctx.const(steps, "int64"))
+
+
+def _axis_slice(ctx: Ctx, x: Value, axis: int, begin: int, end: int) -> Value:
+    shape = list(ctx.spec(x).shape)
+    return static_slice(ctx, x, [begin if i == axis else 0 for i in range(len(shape))],
+                        [end if i == axis else d for i, d in enumerate(shape)])
 
 
 def update_window(ctx: Ctx, x: Value, update: Value, begin: Sequence[int]) -> Value:
@@ -219,6 +267,7 @@ SHAPE: dict[str, Rule] = {
     "pad": _pad,
     "slice": _slice,
     "split": _split,
+    "unstack": _unstack,
     "iota": _iota,
     "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice,
