@@ -5,7 +5,8 @@ compilation), then `JaxprWalker` (`jax_walk.py`) maps every equation through `TA
 onto registry ops. `TABLE` (lax primitive name -> rule) joins the op-family tables:
 elementwise math in `jax_math.py`, reductions in `jax_reduce.py`, shapes in
 `jax_shape.py`, gather/scatter in `jax_index.py`, layers in `jax_nn.py`, PRNG keys and
-threefry in `jax_random.py`; each rule is
+threefry in `jax_random.py`, factorizations in `jax_linalg.py`, complex numbers and
+FFTs in `jax_fft.py`; each rule is
 called as `rule(ctx, *ins, **eqn.params)` with a `jax_ctx.Ctx`.
 
 Parameters are the leaves of a params pytree (`fn(params, *args)`, or
@@ -35,7 +36,9 @@ from ivy_ir.dialect.types import dtype_name
 
 from . import jax_nnx
 from .common import ImportBuilder, Rule, merge_tables
+from .jax_fft import FFT
 from .jax_index import INDEX
+from .jax_linalg import LINALG
 from .jax_math import BINARY, MATH, UNARY
 from .jax_nn import NN
 from .jax_random import RANDOM, is_typed_key
@@ -43,7 +46,7 @@ from .jax_reduce import REDUCE
 from .jax_shape import SHAPE
 from .jax_walk import JaxprWalker
 
-TABLE: dict[str, Rule] = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RANDOM)
+TABLE: dict[str, Rule] = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RANDOM, LINALG, FFT)
 """Every lax primitive the importer maps; any other is reported as unsupported
 (higher-order primitives such as `jit` and `scan` are walked into, not mapped)."""
 ONE_TO_ONE: dict[str, str] = {**UNARY, **BINARY}

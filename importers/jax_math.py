@@ -24,7 +24,8 @@ UNARY = one_to_one(
              # no such lax primitive (jnp composes them)
              "isinf": None, "isnan": None, "log2": None, "log10": None, "reciprocal": None,
              "trunc": None, "logical_not": None, "bitwise_invert": None,
-             "round": None},  # a rule of its own (two rounding methods)
+             "round": None,  # a rule of its own (two rounding methods)
+             "conj": None},  # of a real x complex in lax: jax_fft.py
     aliases={"logistic": "sigmoid"})
 """Unary lax primitive -> registry op of the same meaning."""
 BINARY = one_to_one(

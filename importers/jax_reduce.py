@@ -29,10 +29,12 @@ def _reduce(op: str, bool_op: str | None = None) -> Rule:
 
 
 def _arg_reduce(op: str) -> Rule:
-    def rule(ctx: Ctx, *ins: Value, axes: Sequence[int], index_dtype: Any,
+    def rule(ctx: Ctx, x: Value, *, axes: Sequence[int], index_dtype: Any,
              **_: Any) -> Value:
         (axis,) = axes
-        return ctx.cast(ctx.emit(op, *ins, axis=axis), dtype_name(index_dtype))
+        if ctx.spec(x).dtype == "bool":  # the first True (False): the same on 0/1 integers
+            x = ctx.cast(x, "int8")
+        return ctx.cast(ctx.emit(op, x, axis=axis), dtype_name(index_dtype))
     return rule
 
 

@@ -15,7 +15,8 @@ included. Python control flow runs once, on the traced shapes: loops over static
 unroll, while branching on traced data raises `ivy_ir.TraceError` at the user's line.
 
 This module is the only one that sees every part: it merges the op families' tables
-(`numpy_math`, `numpy_reduce`, `numpy_shape`, `numpy_index`, `numpy_linalg`) into
+(`numpy_math`, `numpy_reduce`, `numpy_shape`, `numpy_index`, `numpy_linalg`,
+`numpy_fft`) into
 `TABLE` and gives the session the handlers that dispatch to them, so the recording
 array (`numpy_array`) imports no op family and no family imports this module.
 """
@@ -36,13 +37,14 @@ from .common import ImportBuilder, Rule, dtype_of, merge_tables
 from .numpy_array import Handlers, NpArray, Session
 from .numpy_capture import capture
 from .numpy_context import call_function
+from .numpy_fft import FFT
 from .numpy_index import INDEX, get_item, set_item
 from .numpy_linalg import LINALG
 from .numpy_math import MATH, ONE_TO_ONE, UFUNCS, call_ufunc
 from .numpy_reduce import REDUCE
 from .numpy_shape import SHAPE
 
-FUNCTIONS: dict[str, Rule] = merge_tables(MATH, REDUCE, SHAPE, INDEX, LINALG)
+FUNCTIONS: dict[str, Rule] = merge_tables(MATH, REDUCE, SHAPE, INDEX, LINALG, FFT)
 """NumPy function (public name, `sum`, `linalg.inv`) -> its rule; see `numpy_context`."""
 TABLE: dict[str, Rule] = merge_tables(FUNCTIONS, UFUNCS)
 """Every NumPy name the importer maps: the functions and the ufuncs (`ufunc.__name__`)."""

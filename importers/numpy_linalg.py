@@ -3,8 +3,11 @@
 `np.dot`/`np.inner`/`np.tensordot` become `matmul` or `tensordot` by operand rank,
 exactly as NumPy defines them; `np.matmul`/`np.vecdot` are ufuncs (`numpy_math`).
 Decompositions and solvers run the oracle on identity matrices (`on_identities`), so
-NumPy's argument checks apply without failing on singular stand-ins. `LINALG` is the
-function table of this family.
+NumPy's argument checks apply without failing on singular stand-ins. `svd`/`eigh` map
+onto the IR's ops, whose vectors follow one sign rule on every target (ops.spec), not
+LAPACK's as NumPy returns them: an imported program's vectors may differ in sign from
+NumPy's own, as the frameworks' differ among themselves. `LINALG` is the function table
+of this family.
 """
 
 from __future__ import annotations

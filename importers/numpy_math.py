@@ -25,7 +25,7 @@ from xdsl.ir import SSAValue
 
 from ivy_ir.dialect import SPECS
 from ivy_ir.dialect.infer import InferError
-from ivy_ir.dialect.types import CLASS_MEMBERS, numpy_dtype
+from ivy_ir.dialect.types import CLASS_MEMBERS, COMPLEX, numpy_dtype
 
 from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, one_to_one, spec_of
 from .numpy_array import NpArray, Session
@@ -38,7 +38,9 @@ ONE_TO_ONE: dict[str, str] = one_to_one(
              "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
              "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
              "bitwise_right_shift": "right_shift", "pow": "power", "round": "rint",
-             "erf": None, "rsqrt": None},  # NumPy has no erf or rsqrt ufunc
+             "erf": None, "rsqrt": None,  # NumPy has no erf or rsqrt ufunc
+             # functions, not ufuncs (numpy_fft.py); conjugate: a rule below
+             "real": None, "imag": None, "conj": None},
     aliases={"fabs": "abs", "float_power": "pow", "matmul": "matmul", "vecdot": "vecdot"})
 """Ufunc name -> the registry op of the same meaning."""
 LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor", "logical_not"})
@@ -80,6 +82,11 @@ def _same(c: Call, *values: SSAValue) -> list[SSAValue]:
     return list(values)
 
 
+def _conjugate(c: Call, x: SSAValue) -> list[SSAValue]:
+    # the identity on real numbers, integers and bools included
+    return [c.emit("conj", x) if spec_of(x).dtype in COMPLEX else x]
+
+
 def _divmod(c: Call, x: SSAValue, y: SSAValue) -> list[SSAValue]:
     return [c.emit("floor_divide", x, y), c.emit("remainder", x, y)]
 
@@ -99,7 +106,7 @@ def _vecmat(c: Call, v: SSAValue, m: SSAValue) -> list[SSAValue]:
 UFUNCS: dict[str, Rule] = {
     **dict.fromkeys(ONE_TO_ONE, _one_to_one),
     "positive": _same,
-    "conjugate": _same,  # real dtypes only
+    "conjugate": _conjugate,
     "divmod": _divmod,
     "matvec": _matvec,
     "vecmat": _vecmat,

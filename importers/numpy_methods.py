@@ -135,11 +135,19 @@ class ArrayMethods:
 
     @property
     def real(self) -> Any:
-        return self
+        return np.real(self)
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        np.real(self)[...] = value
 
     @property
     def imag(self) -> Any:
-        return np.zeros_like(self)
+        return np.imag(self)
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        np.imag(self)[...] = value
 
 
 for _py, _ufunc in BINARY.items():

@@ -37,6 +37,7 @@ from ivy_ir.dialect import DTYPES, TensorSpec
 from .common import ImportBuilder, location, merge_tables
 from .tensorflow_control import CONTROL
 from .tensorflow_ctx import NO_VALUE, Value, VarRef, tf_dtype
+from .tensorflow_fft import FFT
 from .tensorflow_graph import GRAPH
 from .tensorflow_image import IMAGE
 from .tensorflow_index import INDEX
@@ -52,10 +53,11 @@ from .tensorflow_space import SPACE
 from .tensorflow_walk import Walker
 
 TABLE = merge_tables(MATH, REDUCTIONS, LINALG, SHAPE, SPACE, INDEX, NN, IMAGE, GRAPH, LISTS,
-                     CONTROL, LOOPS)
+                     CONTROL, LOOPS, FFT)
 """Raw TF op type -> `Rule`, called as `rule(ctx, *inputs, **attrs)`, one family module
 each (`tensorflow_math`, `_reduce`, `_linalg`, `_shape`, `_space`, `_index`, `_nn`,
-`_image`, `_graph`, `_lists`, `_control`, `_loops`). Ops missing here are reported."""
+`_image`, `_graph`, `_lists`, `_control`, `_loops`, `_fft`). Ops missing here are
+reported."""
 
 ONE_TO_ONE: dict[str, str] = {**UNARY, **BINARY, **ACTIVATIONS, **REDUCE}
 """Raw TF op type -> the registry op it imports as, for the ops that map one to one

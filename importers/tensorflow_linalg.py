@@ -1,29 +1,52 @@
-"""TF linear-algebra ops -> ivy ops: the decompositions and solvers whose result is
-unique (Cholesky's lower factor, inverse, determinant, the solution of a square
-system).
+"""TF linear-algebra ops -> ivy ops: decompositions and solvers.
 
 `adjoint` asks for the conjugate transpose of the matrix operand; for the real dtypes
 the registry ops take, that is the transpose of the last two axes. The factorizations
-whose factors are unique only up to signs or order (Qr, Svd, SelfAdjointEigV2) wait for
-one meaning of those in the IR and are reported until then.
+whose factors are unique only up to signs (Svd, SelfAdjointEigV2) map onto the IR's
+meaning (ops.spec: each singular/eigen vector's largest-magnitude component positive),
+so an imported program's vectors may differ in sign from TF's own, as the frameworks'
+differ among themselves; Qr's Householder signs are every target's (ops.spec).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .common import Rule, Unmapped
 from .tensorflow_ctx import Ctx
+
+
+def _swap(c: Ctx, x: Any) -> Any:
+    """`x` with its last two axes swapped."""
+    rank = c.rank(x)
+    return c.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
 
 
 def _matrix(c: Ctx, x: Any, adjoint: bool) -> Any:
     x = c.operand(x)
     if c.spec(x).dtype.startswith("complex"):
         raise Unmapped("complex matrices")
-    if not adjoint:
-        return x
-    rank = c.rank(x)
-    return c.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
+    return _swap(c, x) if adjoint else x
+
+
+def _skipped(c: Ctx, i: int) -> Any:
+    """TF's empty stand-in for output `i` when the op is asked not to compute it."""
+    return c.const(np.zeros((0,)), c.outs[i].dtype)
+
+
+def _svd(c: Ctx, x: Any, *, compute_uv: bool = True, full_matrices: bool = False,
+         **_: Any) -> list[Any]:
+    """Svd gives (s, u, v), v untransposed."""
+    u, s, vh = c.emit_all("svd", _matrix(c, x, False),
+                          full_matrices=bool(compute_uv and full_matrices))
+    return [s, u, _swap(c, vh)] if compute_uv else [s, _skipped(c, 1), _skipped(c, 2)]
+
+
+def _eigh(c: Ctx, x: Any, *, compute_v: bool = True, **_: Any) -> list[Any]:
+    w, v = c.emit_all("eigh", _matrix(c, x, False))
+    return [w, v if compute_v else _skipped(c, 1)]
 
 
 LINALG: dict[str, Rule] = {
@@ -32,5 +55,9 @@ LINALG: dict[str, Rule] = {
     "MatrixDeterminant": lambda c, x, **_: c.emit("det", _matrix(c, x, False)),
     "MatrixSolve": lambda c, a, b, *, adjoint=False, **_:
         c.emit("solve", _matrix(c, a, adjoint), _matrix(c, b, False)),
+    "Qr": lambda c, x, *, full_matrices=False, **_:
+        c.emit_all("qr", _matrix(c, x, False), mode="complete" if full_matrices else "reduced"),
+    "Svd": _svd,
+    "SelfAdjointEigV2": _eigh,
 }
-"""TF raw op -> rule: linear algebra with a unique result."""
+"""TF raw op -> rule: linear algebra."""

@@ -30,7 +30,8 @@ BINARY = one_to_one(
     BINARY_OPS, camel,
     renamed={"add": "AddV2", "subtract": "Sub", "multiply": "Mul", "divide": "RealDiv",
              "remainder": "FloorMod", "bitwise_left_shift": "LeftShift",
-             "bitwise_right_shift": "RightShift", "floor_divide": None, "logical_xor": None},
+             "bitwise_right_shift": "RightShift", "nextafter": "NextAfter",
+             "floor_divide": None, "logical_xor": None},
     aliases={"Add": "add"})
 """Broadcasting binary ops on operands of one dtype (FloorMod: TF and NumPy both take the
 sign of the divisor). TF's `FloorDiv` differs from `floor_divide` on floats (a rule

@@ -15,7 +15,8 @@ code in torch's recorded stack trace.
 The rules live in one module per op family (`torch_math`: elementwise math and
 activations, `torch_reduce`, `torch_shape`, `torch_index`, `torch_nn`, `torch_recurrent`:
 LSTM/GRU/RNN as scans, `torch_segment`: bags and scatter-reductions, `torch_grad`:
-backward kernels, `torch_random`), each exposing its table; `TABLE` joins them here.
+backward kernels, `torch_random`, `torch_linalg`: factorizations, `torch_fft`: complex
+numbers and FFTs), each exposing its table; `TABLE` joins them here.
 Rules see the node through `torch_ctx.Ctx` (the torch `ImportContext`); capturing with
 `torch.export` is `torch_capture`'s. Higher-order ops (`torch.cond`, `torch.while_loop`,
 scan) are not table entries: the walker walks their body graphs into region ops
@@ -62,8 +63,10 @@ from .torch_capture import (
 )
 from .torch_control import ControlFlow
 from .torch_ctx import Ctx, DataDependent, meta_spec, to_numpy
+from .torch_fft import FFT
 from .torch_grad import GRAD
 from .torch_index import INDEX
+from .torch_linalg import LINALG
 from .torch_loops import LoopRewriter
 from .torch_math import ACTIVATIONS, BINARY, LOGICAL, MATH, ROUNDING, UNARY
 from .torch_nn import NN
@@ -73,7 +76,8 @@ from .torch_reduce import REDUCE
 from .torch_segment import SEGMENT
 from .torch_shape import SHAPE
 
-TABLE = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RECURRENT, SEGMENT, GRAD, RANDOM)
+TABLE = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RECURRENT, SEGMENT, GRAD, RANDOM, LINALG,
+                     FFT)
 """ATen op (packet name, or `packet.overload` where overloads differ) -> rule."""
 ONE_TO_ONE: dict[str, str] = {**UNARY, **ACTIVATIONS, **ROUNDING, **BINARY, **LOGICAL}
 """The ATen ops with one registry op of the same meaning (ATen name -> registry op),

@@ -75,12 +75,21 @@ def _scalar_dtype(value: Any) -> torch.dtype:
     return torch.get_default_dtype()
 
 
+_COMPLEX_OF = {torch.float16: torch.complex32, torch.float32: torch.complex64,
+               torch.float64: torch.complex128}
+
+
 def _combine(higher: torch.dtype | None, lower: torch.dtype | None) -> torch.dtype | None:
     # c10 `combine_categories`: a lower-priority group only matters when it has a
-    # higher category (bool < integer < floating) than the groups above it
+    # higher category (bool < integer < floating < complex) than the groups above it; a
+    # complex one makes a floating group complex of its width (float32 * 1j: complex64)
     if higher is None:
         return lower
-    if lower is None or higher.is_floating_point:
+    if lower is None or higher.is_complex:
+        return higher
+    if lower.is_complex:
+        return _COMPLEX_OF.get(higher, lower) if higher.is_floating_point else lower
+    if higher.is_floating_point:
         return higher
     if higher == torch.bool or lower.is_floating_point:
         return torch.promote_types(higher, lower)
@@ -114,7 +123,7 @@ def promote_types(operands: Sequence[Any]) -> str:
     result = _combine(groups[0], _combine(groups[1], groups[2]))
     if result is None:
         raise Unmapped("no tensor or number operands")
-    return _NAMES[result]
+    return dtype_name(result)  # Unmapped for complex32 (float16 * 1j)
 
 
 class Ctx:

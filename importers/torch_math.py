@@ -36,7 +36,7 @@ UNARY = one_to_one(
     UNARY_OPS - ROUNDING_OPS,
     renamed={"negative": "neg", "bitwise_invert": None},  # bitwise_not: a rule below
     aliases={"negative": "negative", "sgn": "sign", "arcsin": "asin", "arccos": "acos",
-             "arctan": "atan"})
+             "arctan": "atan", "_conj": "conj", "conj_physical": "conj"})
 ACTIVATIONS = one_to_one(ACTIVATION_OPS, renamed={"hard_sigmoid": "hardsigmoid"},
                          aliases={"special_expit": "sigmoid"})
 ROUNDING = one_to_one(ROUNDING_OPS, renamed={"round": "round.default"},  # not round.decimals

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ops as O  # noqa: N812 (the registry ops, as `F` elsewhere)
+from .composites_fft import FFT_COMPOSITES
 
 
 def _perm_moving(ndim: int, source: list[int], destination: list[int]) -> list[int]:
@@ -140,5 +141,6 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "cumulative_sum": cumulative_sum,
     "cumulative_prod": cumulative_prod, "diff": diff, "meshgrid": meshgrid,
     "linalg.trace": trace,
+    **FFT_COMPOSITES,
 }
 """Facade name -> its composition (called with the bound arguments by name)."""

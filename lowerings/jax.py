@@ -28,6 +28,7 @@ import numpy as np
 
 from ivy_ir.core import resample
 from ivy_ir.core.numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
+from ivy_ir.core.numpy_fft import FFT_API_RULES
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
     OpContext,
@@ -123,6 +124,9 @@ JAX_RULES: dict[str, Rule] = {
     "broadcast_to": "jnp.broadcast_to({x}, {shape})",
     "bitcast": "lax.bitcast_convert_type({x}, {dtype})",
     "erfinv": "lax.erf_inv({x})",
+    # complex numbers and the transforms (jnp.fft spells them as np.fft does)
+    "complex": "lax.complex(*jnp.broadcast_arrays({re}, {im}))",
+    **FFT_API_RULES,
     # JAX's own primitive: what jax.random computes, so the bits are JAX's by construction
     "threefry2x32": "threefry2x32_p.bind(*jnp.broadcast_arrays({k0}, {k1}, {x0}, {x1}))",
     "clip": _clip,
@@ -148,8 +152,8 @@ JAX_RULES: dict[str, Rule] = {
     "inv": "jnp.linalg.inv({x})",
     "det": "jnp.linalg.det({x})",
     "qr": "jnp.linalg.qr({x}, mode={mode})",
-    "svd": "jnp.linalg.svd({x}, full_matrices={full_matrices})",
-    "eigh": "jnp.linalg.eigh({x})",
+    "svd": "svd({x}, {full_matrices})",
+    "eigh": "eigh({x})",
     # indexing and sorting
     "take": _take("x", "axis"),
     "embedding": _take("weight", None),

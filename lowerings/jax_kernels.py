@@ -14,8 +14,8 @@ from jax import lax
 
 from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
-__all__ = ["adaptive_avg_pool", "depthwise_conv", "dilated_max_pool", "float_remainder",
-           "grouped_transpose_kernel", "interpolate", "top_k"]
+__all__ = ["adaptive_avg_pool", "column_signs", "depthwise_conv", "dilated_max_pool", "eigh",
+           "float_remainder", "grouped_transpose_kernel", "interpolate", "svd", "top_k"]
 
 
 def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
@@ -109,3 +109,26 @@ def dilated_max_pool(x, init, window, strides, dilation, pads):
         view = lax.slice(xp, start, limit, strides)
         y = view if y is None else jnp.maximum(y, view)
     return y
+
+
+def column_signs(v):
+    # +1/-1 per column of v: the sign of its first largest-magnitude component (ops.spec's
+    # sign rule for svd/eigh; a comparison, so no gradient flows through the sign)
+    if v.shape[-2] == 0:
+        return jnp.ones(v.shape[:-2] + v.shape[-1:], v.dtype)
+    i = jnp.argmax(jnp.abs(v), axis=-2)[..., None, :]
+    return jnp.where(jnp.take_along_axis(v, i, axis=-2)[..., 0, :] < 0, -1, 1).astype(v.dtype)
+
+
+def svd(x, full_matrices):
+    # pair j < k flipped by u[:, j]'s sign; extra columns of u / rows of vh by their own
+    u, s, vh = jnp.linalg.svd(x, full_matrices=full_matrices)
+    k = s.shape[-1]
+    su, sv = column_signs(u), column_signs(jnp.swapaxes(vh, -1, -2))
+    sv = jnp.concatenate([su[..., :k], sv[..., k:]], axis=-1)
+    return u * su[..., None, :], s, vh * sv[..., :, None]
+
+
+def eigh(x):
+    w, v = jnp.linalg.eigh(x)
+    return w, v * column_signs(v)[..., None, :]

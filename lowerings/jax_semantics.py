@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ivy_ir.core.rules import OpContext, Rule
-from ivy_ir.dialect.types import FLOATS, INTS
+from ivy_ir.dialect.types import COMPLEX, FLOATS, INTS
 
 PINNED_CASTS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16"})
 """Integer dtypes whose conversion from a non-representable float the IR pins
@@ -47,7 +47,17 @@ def _remainder(c: OpContext) -> str:
     return f"{fn}({c.args['x']}, {c.args['y']})"
 
 
+def _abs(c: OpContext) -> str:
+    """|z| of a complex z with an infinite part is inf, NaN in the other part or not (C99
+    `cabs`, NumPy's); XLA's complex abs gives NaN there."""
+    x = c.args["x"]
+    if c.in_types["x"].dtype not in COMPLEX:
+        return f"jnp.abs({x})"
+    return f"jnp.where(jnp.isinf({x}.real) | jnp.isinf({x}.imag), jnp.inf, jnp.abs({x}))"
+
+
 SEMANTIC_RULES: dict[str, Rule] = {
+    "abs": _abs,
     "astype": _astype,
     "floor_divide": _floor_divide,
     "remainder": _remainder,

@@ -52,6 +52,10 @@ REFUSED: dict[str, str] = {
     "eigh": "ONNX has no eigendecomposition",
     "random_uniform": "ONNX's random operators cannot reproduce the key's stream",
     "random_normal": "ONNX's random operators cannot reproduce the key's stream",
+    "nextafter": "ONNX has no operator stepping a float by one unit in the last place",
+    **dict.fromkeys(("complex", "fftn", "rfft", "irfft"),
+                    "onnxruntime has no complex tensors (ONNX's DFT holds a complex signal as "
+                    "real (re, im) pairs, a form the IR's complex values are not exported in)"),
 }
 """Ops with no exact ONNX form at all."""
 
@@ -72,11 +76,19 @@ def _refuse(reason: str) -> OnnxRule:
     return rule
 
 
+REAL_PARTS: dict[str, OnnxRule] = {
+    # of a real x: complex operands are refused (`refusal`)
+    "real": lambda c: c.node("Identity", [c.x]),
+    "conj": lambda c: c.node("Identity", [c.x]),
+    "imag": lambda c: c.node("Expand", [c.b.const(0.0, c.out.dtype), c.node("Shape", [c.x])]),
+}
+
 FUSED_OPS = {**FUSED, **RECURRENT}
 """Composite op -> its fused ONNX operator (decomposed where that does not fit)."""
 
 RULES: dict[str, OnnxRule] = {
-    **ELEMENTWISE_RULES, **REDUCTION_RULES, **SHAPE_RULES, **NN_RULES, **CONTROL_RULES,
+    **ELEMENTWISE_RULES, **REAL_PARTS, **REDUCTION_RULES, **SHAPE_RULES, **NN_RULES,
+    **CONTROL_RULES,
     **{name: fused.rule for name, fused in FUSED_OPS.items()},
     **{name: _refuse(reason) for name, reason in REFUSED.items()},
 }

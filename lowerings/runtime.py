@@ -155,7 +155,8 @@ def host_array(value: Any) -> np.ndarray:
         return data if isinstance(data, jax.core.Tracer) else np.asarray(data)
     detach = getattr(value, "detach", None)
     if callable(detach) and callable(getattr(value, "cpu", None)):
-        value = detach().cpu()
+        # a lazy conjugate or negation (`torch.conj(z)`) is a bit NumPy cannot read
+        value = detach().cpu().resolve_conj().resolve_neg()
         if str(value.dtype) == "torch.bfloat16":  # NumPy knows it only through ml_dtypes
             return np.asarray(value.float()).astype(numpy_dtype("bfloat16"))
     return np.asarray(value)

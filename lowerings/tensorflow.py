@@ -29,10 +29,12 @@ from ivy_ir.dialect import dtype_name
 from ivy_ir.dialect.types import COMPLEX, INTS, UNSIGNED
 
 from . import tensorflow_control as C
+from . import tensorflow_fft_kernels as FFT
 from . import tensorflow_kernels as K
 from . import tensorflow_nn_kernels as NN
 from .emitter import Emission
 from .target import Target
+from .tensorflow_fft import FFT_RULES
 from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
 from .tensorflow_semantics import SEMANTIC_RULES
@@ -324,7 +326,7 @@ TF_RULES: dict[str, Rule] = {
     "solve": "solve({a}, {b})",
     "qr": "tf.linalg.qr({x}, full_matrices={mode} == 'complete')",
     "svd": "svd({x}, {full_matrices})",
-    "eigh": "tf.linalg.eigh({x})",
+    "eigh": "eigh({x})",
     # indexing and sorting
     # an empty result is zeros: TF's gather gradient fails on empty operands
     "take": lambda c: f"tf.zeros({literal(c.out.shape)}, {c.target.dtype(c.out.dtype)})"
@@ -337,12 +339,13 @@ TF_RULES: dict[str, Rule] = {
     "argsort": _sort,
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
     "embedding": "tf.nn.embedding_lookup({weight}, {indices})",
+    **FFT_RULES,
     **NN_RULES,
     **SEMANTIC_RULES,
     **CONTROL_CALLS,
 }
 
-HELPERS = collect_helpers(K, NN, resample, C)
+HELPERS = collect_helpers(K, NN, resample, C, FFT)
 XLA_RULES = {"conv": LAYER_KERNEL_CALLS["conv"].replace("{layout})", "{layout}, shifted=True)")}
 """Under XLA (`jit_compile=True`) a depthwise convolution runs as shifted multiply-adds:
 XLA's CPU depthwise kernel is ~30x slower than TF's own (a 7x7 over 40 channels at

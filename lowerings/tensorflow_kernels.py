@@ -12,8 +12,8 @@ import numpy as np
 import tensorflow as tf
 
 __all__ = [
-    "attention", "diagonal", "edge_pad", "float_remainder", "floor_divide", "layer_norm",
-    "matrix_norm", "move_last",
+    "attention", "column_signs", "diagonal", "edge_pad", "eigh", "float_remainder",
+    "floor_divide", "layer_norm", "matrix_norm", "move_last",
     "random_uniform", "solve", "svd", "take_along_axis", "top_k", "tri", "variance",
     "vector_norm",
 ]
@@ -101,10 +101,30 @@ def solve(a, b):
     return x[..., 0] if column else x
 
 
+def column_signs(v):
+    # +1/-1 per column of v: the sign of its first largest-magnitude component (ops.spec's
+    # sign rule for svd/eigh; a comparison, so no gradient flows through the sign)
+    n = v.shape[-2]
+    if n == 0:
+        return tf.ones(v.shape[:-2] + v.shape[-1:], v.dtype)
+    first = tf.one_hot(tf.argmax(tf.math.abs(v), axis=-2), n, axis=len(v.shape) - 2,
+                       dtype=v.dtype)
+    return tf.cast(tf.where(tf.reduce_sum(v * first, axis=-2) < 0, -1, 1), v.dtype)
+
+
 def svd(x, full_matrices):
-    # tf.linalg.svd returns (s, u, v); the op returns (u, s, v^H)
+    # tf.linalg.svd returns (s, u, v); the op returns (u, s, v^H), pair j < k flipped by
+    # u[:, j]'s sign, extra columns of u / rows of v^H by their own
     s, u, v = tf.linalg.svd(x, full_matrices=full_matrices)
-    return u, s, tf.linalg.adjoint(v)
+    k = s.shape[-1]
+    su, sv = column_signs(u), column_signs(v)
+    sv = tf.concat([su[..., :k], sv[..., k:]], axis=-1)
+    return u * su[..., None, :], s, tf.linalg.adjoint(v * sv[..., None, :])
+
+
+def eigh(x):
+    w, v = tf.linalg.eigh(x)
+    return w, v * column_signs(v)[..., None, :]
 
 
 def move_last(rank, axis):

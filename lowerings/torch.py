@@ -38,15 +38,17 @@ from . import torch_control as C
 from . import torch_kernels as K
 from .emitter import Emission
 from .target import Target
+from .torch_fft import FFT_RULES
 from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
 from .torch_semantics import SEMANTIC_RULES, WIDENING
 
 NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
          "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax",
-         "sign": "sgn"}
+         "sign": "sgn", "conj": None, "imag": None}
 """Where torch's name differs from the registry's (comparisons by their ATen names;
-`sgn`, which is `sign` on real tensors, also takes complex ones: z / |z|)."""
+`sgn`, which is `sign` on real tensors, also takes complex ones: z / |z|; `conj` and
+`imag` have rules in `torch_fft.py`)."""
 
 MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
               "inf": "float('inf')", "-inf": "float('-inf')"}
@@ -221,8 +223,10 @@ def _pad(c: OpContext) -> str:
         return f"pad_index({x}, {literal(pw)}, {c.lit('mode')})"
     n = len(pw) // 2
     pads = [p for i in reversed(range(n)) for p in (pw[2 * i], pw[2 * i + 1])]
-    # the value in x's dtype, as NumPy casts it (torch refuses values out of range)
+    # the value in x's dtype, as NumPy casts it (torch refuses values out of range); of
+    # a complex x torch takes the real part (the imaginary one is 0)
     value = np.asarray(c.attrs["value"]).astype(numpy_dtype(c.out.dtype)).item()
+    value = value.real if isinstance(value, complex) else value
     return f"F.pad({x}, {literal(tuple(pads))}, value={literal(value)})"
 
 
@@ -330,8 +334,8 @@ TORCH_RULES: dict[str, Rule] = {
     "det": _linalg(lambda c, x: f"torch.linalg.det({x})"),
     "solve": _linalg(_solve, "a", "b"),
     "qr": _linalg(lambda c, x: f"torch.linalg.qr({x}, mode={c.lit('mode')})"),
-    "svd": _linalg(lambda c, x: f"torch.linalg.svd({x}, full_matrices={c.lit('full_matrices')})"),
-    "eigh": _linalg(lambda c, x: f"torch.linalg.eigh({x})"),
+    "svd": _linalg(lambda c, x: f"svd({x}, {c.lit('full_matrices')})"),
+    "eigh": _linalg(lambda c, x: f"eigh({x})"),
     # shape manipulation
     "reshape": "torch.reshape({x}, {out_shape})",
     "permute_dims": "torch.permute({x}, {axes})",
@@ -358,6 +362,7 @@ TORCH_RULES: dict[str, Rule] = {
     "top_k": "torch.topk({x}, {k}, dim={axis}, largest={largest})",
     "embedding": lambda c: f"F.embedding({_long(c, 'indices')}, {c.args['weight']})",
     "logsumexp": _reduce("torch.logsumexp"),
+    **FFT_RULES,
     **NN_RULES,
     **SEMANTIC_RULES,
     **CONTROL_CALLS,

@@ -12,9 +12,9 @@ import torch
 import torch.nn.functional as F
 
 __all__ = [
-    "avg_pool", "channels_first", "channels_restore", "conv", "conv_transpose", "cudnn_weights",
-    "eye", "float_remainder", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
-    "torch_pads", "vector_norm",
+    "avg_pool", "channels_first", "channels_restore", "column_signs", "conv", "conv_transpose",
+    "cudnn_weights", "eigh", "eye", "float_remainder", "max_pool", "pad_index", "prod",
+    "random_normal", "random_uniform", "svd", "torch_pads", "vector_norm",
 ]
 
 
@@ -187,3 +187,26 @@ def cudnn_weights(weights, mode, input_size, hidden, proj, layers, batch_first,
             torch._cudnn_rnn_flatten_weight(weights, per, input_size, mode, hidden, proj,
                                             layers, batch_first, bidirectional)
     return weights
+
+
+def column_signs(v):
+    # +1/-1 per column of v: the sign of its first largest-magnitude component (ops.spec's
+    # sign rule for svd/eigh; a comparison, so no gradient flows through the sign)
+    if v.shape[-2] == 0:
+        return torch.ones(v.shape[:-2] + v.shape[-1:], dtype=v.dtype, device=v.device)
+    pick = torch.gather(v, -2, torch.argmax(v.abs(), dim=-2, keepdim=True)).squeeze(-2)
+    return torch.where(pick < 0, -1.0, 1.0).to(v.dtype)
+
+
+def svd(x, full_matrices):
+    # pair j < k flipped by u[:, j]'s sign; extra columns of u / rows of vh by their own
+    u, s, vh = torch.linalg.svd(x, full_matrices=full_matrices)
+    k = s.shape[-1]
+    su, sv = column_signs(u), column_signs(vh.mT)
+    sv = torch.cat([su[..., :k], sv[..., k:]], dim=-1)
+    return u * su[..., None, :], s, vh * sv[..., :, None]
+
+
+def eigh(x):
+    w, v = torch.linalg.eigh(x)
+    return w, v * column_signs(v)[..., None, :]

@@ -102,9 +102,9 @@ class TorchRuntime(TorchAutodiff, Runtime):
 
 
 VIEW_OPS = frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "slice", "split",
-                      "broadcast_to", "diagonal", "astype"})
+                      "broadcast_to", "diagonal", "astype", "real", "imag", "conj"})
 """Ops whose torch rule can return a view of its operand (or itself: `.to` of the
-same dtype)."""
+same dtype, `real` and `conj_physical` of a real tensor)."""
 
 
 def _channels_last(t: torch.Tensor) -> torch.Tensor:

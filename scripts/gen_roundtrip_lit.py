@@ -31,7 +31,7 @@ OUT = ROOT / "tests" / "lit" / "roundtrip"
 FILES = {"creation": "creation", "dtype": "elementwise", "unary": "elementwise",
          "binary": "elementwise", "selection": "elementwise", "reductions": "reductions",
          "linear": "linalg", "shape": "shape", "indexing": "indexing", "sorting": "sorting",
-         "activations": "activations", "neural": "nn", "random": "random",
+         "complex": "fft", "activations": "activations", "neural": "nn", "random": "random",
          "control": "control"}
 HEADING = re.compile(r"#\s*----\s*(\w+)")
 

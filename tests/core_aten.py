@@ -38,9 +38,6 @@ from importers.torch import lookup
 DATA_DEPENDENT = "data-dependent output shape"
 MISSING: dict[str, str] = {
     "nonzero.default": DATA_DEPENDENT,
-    **dict.fromkeys(("_fft_r2c.default", "_fft_c2r.default"),
-                    "complex tensors: no FFT op in the registry and no complex dtypes through "
-                    "the importers yet"),
 }
 """Core ops that do not import, with the reason."""
 DRAWS: dict[str, Callable[[np.ndarray], bool]] = {

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import op_refs_bits  # noqa: F401  (fill CASES)
 import op_refs_elementwise  # noqa: F401
+import op_refs_fft  # noqa: F401
 import op_refs_linalg  # noqa: F401
 import op_refs_nn  # noqa: F401
 import op_refs_recurrent  # noqa: F401
@@ -28,6 +29,8 @@ from ivy_ir.dialect import SPECS
 TOL: dict[str, tuple[float, float]] = {
     "float32": (1e-5, 1e-5),
     "float64": (1e-10, 1e-12),
+    "complex64": (1e-5, 1e-5),
+    "complex128": (1e-10, 1e-12),
     "int32": (0, 0), "int64": (0, 0), "bool": (0, 0),
 }
 # (target, op) -> dtype -> (rtol, atol), for targets whose kernels round differently
@@ -92,8 +95,9 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, what: str,
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != expected {want.dtype}"
     assert got.shape == want.shape, f"{what}: shape {got.shape} != expected {want.shape}"
     rtol, atol = tol(name, want.dtype.name, target)
-    if want.dtype.kind == "f":
-        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+    if want.dtype.kind in "fc":
+        wide = np.complex128 if want.dtype.kind == "c" else np.float64
+        np.testing.assert_allclose(got.astype(wide), want.astype(wide), rtol=rtol,
                                    atol=atol, equal_nan=True, err_msg=what)
     else:
         np.testing.assert_array_equal(got, want, err_msg=what)

@@ -46,30 +46,24 @@ FAST_XLA = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_pas
 """XLA options for JAX's reference run: the same values, compiled in about a third of the
 time (every example is compiled once, so compiling is most of the test's time)."""
 PRNG = "JAX PRNG"
-COMPLEX = "complex values: no complex dtypes through the importers yet"
-FACTORS = ("factors unique only up to signs and order, which the frameworks fix "
-           "differently: waits for one meaning in the IR")
 GAPS: dict[str, str] = {
     "random_gamma": f"{PRNG}: a per-element rejection loop over keys, no registry op",
     "lgamma": "no rule, and no registry op of that meaning (`random.poisson`)",
-    "erf": "only `random.truncated_normal` reaches it, which fails on `nextafter`",
-    "argmax": "argmax of bool (`jnp.select`): ivy.argmax takes real dtypes",
+    "dynamic_update_slice": "only `jnp.intersect1d`/`setxor1d` reach it, which fail on a "
+                            "sort with several keys (tests/test_import_jax_windows.py runs it)",
     "sort": "sort with several keys (`jnp.lexsort`, `intersect1d`, `setxor1d`) or of bool "
             "(`jnp.extract`, `jnp.compress`)",
-    "dynamic_slice": "start indices known only at run time",
-    "dynamic_update_slice": "start indices known only at run time",
     **dict.fromkeys(("le_to", "lt_to"), "no rule: comparison in IEEE total order (NaN and "
                     "-0.0 ordered), which the IR's compare ops are not"),
-    **dict.fromkeys(("cbrt", "nextafter", "population_count", "bessel_i0e", "unstack"),
+    **dict.fromkeys(("cbrt", "population_count", "bessel_i0e"),
                     "no rule, and no registry op of that meaning"),
-    "cholesky": "no rule (the registry has ivy.cholesky)",
-    **dict.fromkeys(("qr", "svd"), FACTORS),
-    **dict.fromkeys(("eig", "pad"), f"only `jnp.roots` reaches it: {COMPLEX}"),
+    "eig": "no rule: a general (non-symmetric) eigendecomposition has no registry op",
+    "pad": "only `jnp.roots` reaches it (a complex padding), which fails on `eig`",
     "scaled_matmul_wrapper": "cuDNN block-scaled matmul: JAX has no CPU lowering of it either",
 }
 """Primitives that do not import in every use (statuses other than imports and walked),
 with the reason."""
-FAILING: dict[str, str] = dict.fromkeys(("jnp.sort_complex", "jnp.roots"), COMPLEX)
+FAILING: dict[str, str] = {}
 """Examples that fail without the importer naming a primitive, with the reason."""
 STATUSES = {
     "imports": "an example reaching it imports and matches JAX; no failure names it",
@@ -105,11 +99,6 @@ def equations(jaxpr: Jaxpr) -> Iterator[JaxprEqn]:
                     yield from equations(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub)
 
 
-def _is_complex(eqn: JaxprEqn) -> bool:
-    return any(jax.dtypes.issubdtype(getattr(v.aval, "dtype", np.float32), np.complexfloating)
-               for v in eqn.outvars)
-
-
 @functools.cache
 def classify(name: str) -> Result:
     """Stage example `name` with JAX, import it, run it on the NumPy target, compare."""
@@ -119,8 +108,6 @@ def classify(name: str) -> Result:
     except Exception as exc:  # noqa: BLE001 - a JAX that changed the function
         return Result(frozenset(), f"JAX does not trace it: {_first_line(exc)}")
     reached = frozenset(eqn.primitive.name for eqn in eqns)
-    if any(_is_complex(eqn) for eqn in eqns):
-        return Result(reached, COMPLEX)
     try:
         compiled = ivy_ir.compile(example.call, target="numpy", args=example.args,
                                   source="jax", passes=PASSES)

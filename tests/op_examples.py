@@ -22,7 +22,7 @@ CLASS_DTYPE = {"any": "float32", "num": "float32", "real": "float32", "inexact":
                "int": "int32", "intbool": "int32", "index": "int64", "bool": "bool",
                "cond": "bool"}
 _SHORT = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool",
-          "ui32": "uint32"}
+          "ui32": "uint32", "c64": "complex64"}
 
 Operands = list[Any]  # per spec operand: a type string, None (absent) or a list (variadic)
 
@@ -84,6 +84,9 @@ OVERRIDES: dict[str, tuple[Operands, dict[str, Any]]] = {
     "sort": (["2x3xf32"], {"descending": True}),
     "argsort": (["2x3xf32"], {"axis": 0}),
     "top_k": (["2x5xf32"], {"k": 2}),
+    "fftn": (["2x3xf32"], {"axes": [1, 0], "lengths": [4, 2], "norm": "ortho"}),
+    "rfft": (["2x6xf32"], {"n": 6}),
+    "irfft": (["2x4xc64"], {"n": 6, "norm": "forward"}),
     "leaky_relu": (["2x3xf32"], {"alpha": 0.2}),
     "gelu": (["2x3xf32"], {"approximate": "tanh"}),
     "softmax": (["2x3xf32"], {"axis": 0}),

@@ -1,6 +1,6 @@
 """References for the bit-level ops: `bitcast` (NumPy's `view`), `erfinv` (SciPy's, in
-float64) and `threefry2x32` (JAX's own primitive, which the op promises to equal bit
-for bit)."""
+float64), `nextafter` (NumPy's, in the operands' dtype) and `threefry2x32` (JAX's own
+primitive, which the op promises to equal bit for bit)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,14 @@ def _erfinv_ref(x):
     return like(erfinv(f64(x)), x)
 
 
+def _nextafter(d):
+    dt, (sx, sy) = pick(d, FLOAT), bshapes(d, 2)
+    x, y = arr(d, dt, sx, -3, 3), arr(d, dt, sy, -3, 3)
+    if sx == sy:  # ties (y == x gives y) on purpose
+        y = np.where(arr(d, "bool", sy), x, y)
+    return [x, y], {}
+
+
 def _words(d):
     words = st.integers(0, 2**32 - 1)
     return [d.draw(hnp.arrays(np.uint32, s, elements=words)) for s in bshapes(d, 4)], {}
@@ -49,3 +57,7 @@ case("bitcast", _bitcast, lambda x, dtype: x.view(dtype))
 # float32: Giles' polynomial as XLA and the decomposition compute it, within a few ulp
 case("erfinv", _erfinv, _erfinv_ref, tol={"float32": (2e-6, 1e-7), "float64": (1e-9, 1e-12)})
 case("threefry2x32", _words, _threefry_ref)
+# in the operands' own dtype (float64 arithmetic would step by a float64 ulp); exact but
+# for subnormal results, which XLA flushes to zero
+case("nextafter", _nextafter, lambda x, y: np.nextafter(x, y),
+     tol={"float32": (0.0, 1.2e-38), "float64": (0.0, 2.3e-308)})

@@ -1,4 +1,5 @@
-"""References for linear algebra ops (factorizations are checked by their defining identities)."""
+"""References for linear algebra ops (factorizations are checked by their defining identities
+and, where rounding cannot change them, against NumPy's factors with ops.spec's signs)."""
 
 from __future__ import annotations
 
@@ -185,12 +186,71 @@ case("solve", _solve, _solve_ref, tol=LINALG_TOL)
 
 
 def _mat(d):
+    # no empty matrices: the gradient sweep draws these too, and jax/TF refuse some
+    # factorization gradients by shape alone (tests/test_import_linalg_conventions.py
+    # runs empty ones)
     return arr(d, pick(d, FLOAT), shape(d, 0, 1, 1, 2) + (integer(d, 1, 4), integer(d, 1, 4)),
                -5, 5)
 
 
 def _eye_like(n, batch):
     return np.broadcast_to(np.eye(n), batch + (n, n))
+
+
+# ---- factorizations: their defining identities, and NumPy's factors where determined ----
+
+GAP = 0.01
+"""A factor is compared with NumPy's float64 one only where rounding cannot change it:
+its singular value / eigenvalue lies GAP * the largest from every other (no rotation
+within a near-degenerate subspace), its largest |component| exceeds the next by GAP
+(the sign rule's pick cannot move), a Householder pivot and the rest of its column lie
+GAP * the largest |x| away from 0 (LAPACK's sign choice cannot flip)."""
+
+
+def _signs(v):
+    """+1/-1 per column of v (..., n, p): ops.spec's rule (the first largest-magnitude
+    component made positive), written out apart from the kernels."""
+    out = np.ones(v.shape[:-2] + v.shape[-1:])
+    for b in np.ndindex(v.shape[:-2]):
+        for j in range(v.shape[-1]):
+            col = list(v[b][:, j])
+            if col and col[max(range(len(col)), key=lambda i: abs(col[i]))] < 0:
+                out[b + (j,)] = -1
+    return out
+
+
+def _separated(values, scale):
+    """Per entry of values (..., p): more than GAP * scale from every other entry."""
+    p = values.shape[-1]
+    dist = np.abs(values[..., :, None] - values[..., None, :]) + np.diag(np.full(p, np.inf))
+    return dist.min(axis=-1, initial=np.inf) > GAP * scale
+
+
+def _clear_pick(v):
+    """Per column of v (..., n, p): its largest |component| exceeds the next by GAP."""
+    if v.shape[-2] < 2:
+        return np.ones(v.shape[:-2] + v.shape[-1:], bool)
+    top = np.sort(np.abs(v), axis=-2)
+    return top[..., -1, :] - top[..., -2, :] > GAP
+
+
+def _close_where(got, want, keep, tol):
+    """Columns of got and want (..., n, p) equal where keep (..., p) holds."""
+    keep = keep[..., None, :]
+    _close(np.where(keep, f64(got), 0), np.where(keep, want, 0), tol)
+
+
+def _householder_clear(x):
+    """Per matrix: every Householder step's sign choice is clear (pivot alpha and the
+    rest of its column away from 0; alpha = r_jj (1 - tau_j) in LAPACK's dlarfg)."""
+    m = x.shape[-2]
+    h, tau = np.linalg.qr(f64(x), mode="raw")
+    r = np.diagonal(h, axis1=-2, axis2=-1)[..., :tau.shape[-1]]
+    scale = GAP * np.max(np.abs(f64(x)), axis=(-2, -1), initial=0)[..., None]
+    alpha = r * (1 - tau)
+    rest = np.sqrt(np.maximum(r * r - alpha * alpha, 0))
+    last = np.arange(tau.shape[-1]) == m - 1  # a one-element column: no reflection
+    return np.all((np.abs(alpha) > scale) & ((rest > scale) | last), axis=-1)
 
 
 def _qr_check(ops, attrs, outs, tol):
@@ -201,6 +261,11 @@ def _qr_check(ops, attrs, outs, tol):
     _close(q @ r, x, tol)
     _close(np.swapaxes(q, -1, -2) @ q, _eye_like(kk, x.shape[:-2]), tol)
     _close(np.tril(r, -1), np.zeros_like(r), tol)
+    # every target's Householder QR makes LAPACK's sign choices (ops.spec)
+    wq, wr = np.linalg.qr(f64(x), mode=attrs["mode"])
+    clear = _householder_clear(x)[..., None]
+    _close_where(q, wq, np.broadcast_to(clear, q.shape[:-2] + (kk,)), tol)
+    _close_where(r, wr, np.broadcast_to(clear, r.shape[:-2] + (n,)), tol)
 
 
 case("qr", lambda d: ([_mat(d)], {"mode": pick(d, ["reduced", "complete"])}),
@@ -218,6 +283,21 @@ def _svd_check(ops, attrs, outs, tol):
     _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], x, tol)
     _close(np.swapaxes(u, -1, -2) @ u, _eye_like(um, b), tol)
     _close(vh @ np.swapaxes(vh, -1, -2), _eye_like(vn, b), tol)
+    # NumPy's factors with ops.spec's signs: pair j < k by u's column, extra ones by their own
+    wu, ws, wvh = np.linalg.svd(f64(x), full_matrices=attrs["full_matrices"])
+    wv = np.swapaxes(wvh, -1, -2)
+    su, sv = _signs(wu), _signs(wv)
+    sv[..., :k] = su[..., :k]
+    scale = np.max(ws, axis=-1, keepdims=True, initial=0)
+    # a column of the full u / v beyond k belongs to singular value 0
+    spectrum = [np.concatenate([ws, np.zeros(b + (d - k,))], axis=-1) for d in (m, n)]
+    sep_v = _separated(spectrum[1], scale)
+    keep_u = _separated(spectrum[0], scale)[..., :um] & _clear_pick(wu)
+    keep_v = sep_v[..., :vn] & _clear_pick(wv)
+    # v's sign follows u's only through a nonzero singular value
+    keep_v[..., :k] = sep_v[..., :k] & keep_u[..., :k] & (ws > GAP * scale)
+    _close_where(u, wu * su[..., None, :], keep_u, tol)
+    _close_where(np.swapaxes(vh, -1, -2), wv * sv[..., None, :], keep_v, tol)
 
 
 case("svd", lambda d: ([_mat(d)], {"full_matrices": boolean(d)}), check=_svd_check,
@@ -230,6 +310,10 @@ def _eigh_check(ops, attrs, outs, tol):
     _close(w, np.linalg.eigvalsh(f64(x)), tol)
     _close(f64(x) @ v, v * w[..., None, :], tol)
     _close(np.swapaxes(v, -1, -2) @ v, _eye_like(x.shape[-1], x.shape[:-2]), tol)
+    # NumPy's eigenvectors with ops.spec's signs
+    ww, wv = np.linalg.eigh(f64(x))
+    scale = np.max(np.abs(ww), axis=-1, keepdims=True, initial=0)
+    _close_where(v, wv * _signs(wv)[..., None, :], _separated(ww, scale) & _clear_pick(wv), tol)
 
 
 case("eigh", _square(symmetric), check=_eigh_check, tol=LINALG_TOL)

@@ -25,7 +25,8 @@ PLAIN = sorted(n for n, c in CASES.items() if c.kind == "plain")
 SETTINGS = settings(max_examples=int(os.environ.get("IVY_TARGET_EXAMPLES", "4")),
                     deadline=None, suppress_health_check=list(HealthCheck))
 # ops ONNX has no exact form for, and the dtypes onnxruntime has no kernel for
-REFUSED = {"cholesky", "inv", "solve", "qr", "svd", "eigh"}
+REFUSED = {"cholesky", "inv", "solve", "qr", "svd", "eigh", "complex", "fftn", "rfft", "irfft",
+           "nextafter"}
 NO_FLOAT64 = {"det"}
 
 
@@ -37,7 +38,8 @@ def checked(model: Any) -> None:
 def refused(name: str, operands: list[Any], attrs: dict[str, Any]) -> bool:
     dtypes = {np.asarray(a).dtype.name for a in operands if a is not None
               and not isinstance(a, list)}
-    return name in REFUSED or (name in NO_FLOAT64 and "float64" in dtypes) or (
+    return name in REFUSED or bool(dtypes & {"complex64", "complex128"}) or (
+        name in NO_FLOAT64 and "float64" in dtypes) or (
         name == "matrix_norm" and attrs.get("ord") in ("nuc", "2", "-2")) or (
         name == "max_pool" and "int64" in dtypes)
 

@@ -12,6 +12,12 @@ differentiated. Gradients of cholesky/eigh are compared on their symmetric part 
 along symmetric perturbations), since frameworks read or symmetrize the input matrix
 differently.
 
+Complex results enter the loss as |z + c|^2, c a fixed complex offset (so a result's
+phase counts, not only its magnitude): every framework differentiates that real
+function of a complex value the same way, whatever its convention for complex
+gradients. Operands are real (the inexact ones drawn as float64), so the gradients
+compared are real too.
+
 Where a framework has no gradient for a case (`FRAMEWORK_GAPS`), the test asserts that it
 raises the documented error, compares the other targets, and `test_framework_gap`
 reports the gap as an xfail.
@@ -43,7 +49,7 @@ from op_refs_common import CASES
 import ivy
 import ivy_ir
 from ivy_ir.dialect import CONTROL, SPECS
-from ivy_ir.dialect.types import FLOATS
+from ivy_ir.dialect.types import COMPLEX, FLOATS
 
 # ---- tolerances: |got - want| <= rtol * |want| + atol * scale, elementwise, where
 # scale = max(1, max |want| of that operand, |loss|) ----
@@ -52,6 +58,7 @@ TOL = {
     "cross": (1e-8, 1e-10),  # autodiff target vs autodiff target
 }
 EPS = 1e-6  # finite-difference step: h = EPS * max(1, |x|) (the step actually taken is used)
+OFFSET = 0.5 - 0.75j  # a complex result z enters the loss as |z + OFFSET|^2
 
 TARGETS = os.environ.get("IVY_GRAD_TARGETS", "jax,torch,tensorflow").split(",")
 OPS = differentiable_ops()
@@ -94,11 +101,14 @@ class Loss:
     def __init__(self, name: str, attrs: dict[str, Any], compiled: Any, outs: list[Any],
                  rng: Any):
         self.name, self.attrs = name, attrs
-        self.float_out = [t.dtype in FLOATS for t in compiled.ir_module.outputs]
+        self.kinds = ["float" if t.dtype in FLOATS else "complex" if t.dtype in COMPLEX
+                      else None for t in compiled.ir_module.outputs]
         self.weights = [rng.standard_normal(np.shape(t)) for t in self.terms(outs)]
 
     def terms(self, outs: list[Any]) -> list[Any]:
-        return loss_terms(self.name, [o for o, f in zip(outs, self.float_out) if f], self.attrs)
+        kept = [abs(o + OFFSET) ** 2 if k == "complex" else o
+                for o, k in zip(outs, self.kinds) if k]
+        return loss_terms(self.name, kept, self.attrs)
 
     def __call__(self, outs: Any, total: Any, const: Any) -> Any:
         parts = [total(t * const(w, t)) for t, w in zip(self.terms(_seq(outs)), self.weights)]

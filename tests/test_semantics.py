@@ -40,6 +40,10 @@ def u8(*v: int) -> np.ndarray:
     return np.array(v, np.uint8)
 
 
+def c64(*v: complex) -> np.ndarray:
+    return np.array(v, np.complex64)
+
+
 CASES: dict[str, tuple[str, list[np.ndarray], dict[str, Any], np.ndarray]] = {
     # id: (op, operands, attributes, the IR's answer)
     "float->int32 of NaN, inf and out of range is INT_MIN": (
@@ -101,6 +105,20 @@ CASES: dict[str, tuple[str, list[np.ndarray], dict[str, Any], np.ndarray]] = {
         (1 / (np.arange(1, 33, dtype=np.float32) / 8)).astype(np.float32)),
     "all of uint8 is bool": ("all", [u8(0, 5, 200)], {}, np.bool_(False)),
     "any of uint8 is bool": ("any", [u8(0, 5, 200)], {}, np.bool_(True)),
+    "abs of a complex with an infinite part is inf, NaN or not in the other": (
+        "abs", [c64(complex(inf, nan), complex(nan, -inf), complex(nan, 1), 3 - 4j)], {},
+        f32(inf, inf, nan, 5)),
+    "complex keeps infinite, NaN and signed-zero parts": (
+        "complex", [f32(inf, nan, -0.0), f32(nan, -inf, -0.0)], {},
+        c64(complex(inf, nan), complex(nan, -inf), complex(-0.0, -0.0))),
+    "irfft ignores the imaginary parts of bins 0 and n / 2": (
+        "irfft", [c64(4 + 5j, 0, 8 + 7j)], {"axis": 0, "n": 4}, f32(3, -1, 3, -1)),
+    "the transforms of an empty signal are zeros": (
+        "rfft", [np.zeros((2, 0), np.float32)], {"axis": 1, "n": 4},
+        np.zeros((2, 3), np.complex64)),
+    "the inverse transforms of an empty spectrum are zeros": (
+        "irfft", [np.zeros((2, 0), np.complex64)], {"axis": 1, "n": 5},
+        np.zeros((2, 5), np.float32)),
 }
 
 
@@ -271,3 +289,12 @@ def test_clip_with_infinite_or_nan_bounds(target: str) -> None:
         c = ivy_ir.compile(lambda v, lo=lo, hi=hi: ops.clip(v, min=lo, max=hi), target,
                            args=(x,), passes="none")
         np.testing.assert_array_equal(np.asarray(c(x)), np.clip(x, lo, hi), err_msg=str(lo))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_sign_of_an_infinite_complex_is_pinned(target: str) -> None:
+    """docs/semantics.md: NumPy 2 gives the unit direction of the infinite part; jax,
+    torch and TF give NaN + NaNj (z / |z|), not corrected. Finite z agree."""
+    got = run("sign", [c64(complex(inf, 3), 3 - 4j)], {}, target)
+    first = 1 + 0j if target == "numpy" else complex(nan, nan)
+    np.testing.assert_array_equal(got, c64(first, 0.6 - 0.8j))

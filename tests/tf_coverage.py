@@ -32,14 +32,8 @@ IMAGE, SEQ, VEC, MAT, VOL = (2, 8, 8, 3), (2, 6, 4), (2, 5), (3, 4, 4), (2, 5, 6
 SECTION = "## TensorFlow: raw ops of Keras layers, tf.image, tf.signal and tf.linalg"
 NO_MAPPING = "no mapping"
 REASONS = {
-    **dict.fromkeys(("RFFT", "Complex", "Real"),
-                    "complex numbers: no FFT op in the registry, no complex dtypes through the "
-                    "importers yet"),
     "ResizeBicubic": "ivy.interpolate has no bicubic mode",
     "ResizeArea": "ivy.interpolate has no area mode",
-    **dict.fromkeys(("Qr", "Svd", "SelfAdjointEigV2"),
-                    "factors unique only up to signs and order, which the frameworks fix "
-                    "differently: waits for one meaning in the IR"),
 }
 """Why a raw op without a mapping has none yet, where that is known."""
 BOOKKEEPING = frozenset({"Placeholder", "NoOp"})

@@ -17,6 +17,7 @@ from . import reference_nn_kernels as NN
 from . import reference_recurrent as R
 from . import resample
 from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, pad_rule, reduce_call, slice_rule, solve
+from .numpy_fft import FFT_API_RULES
 from .rules import (
     CONTROL_CALLS,
     LAYER_KERNEL_CALLS,
@@ -44,7 +45,7 @@ def _cast(call: str) -> str:
     return f"{call}.astype({{out_dtype}}, copy=False)"
 
 
-NAMES = {"rsqrt": None, "erf": None}
+NAMES = {"rsqrt": None, "erf": None, "real": None, "imag": None}
 """Plain elementwise ops NumPy has no ufunc for (rules below)."""
 
 NUMPY_RULES: dict[str, Rule] = {
@@ -52,6 +53,13 @@ NUMPY_RULES: dict[str, Rule] = {
     **NUMPY_API_RULES,
     "rsqrt": "np.reciprocal(np.sqrt({x}))",
     "erf": "erf({x})",
+    # arrays of their own: np.real gives a view of x (x itself when it is real)
+    "real": "np.real({x}).copy()",
+    "imag": "np.imag({x}).copy()",
+    # the parts side by side, read as one complex number each: exact for inf and NaN
+    # parts, where re + 1j * im would make 0 * inf
+    "complex": "np.stack(np.broadcast_arrays({re}, {im}), axis=-1).view({out_dtype})[..., 0]",
+    **FFT_API_RULES,
     "bitcast": "{x}.view({dtype})",
     # a writable array of its own, never a view of x
     "broadcast_to": "np.broadcast_to({x}, {shape}).copy()",
@@ -82,8 +90,8 @@ NUMPY_RULES: dict[str, Rule] = {
     "det": _cast("np.linalg.det({x})"),
     "solve": lambda c: f"{solve(c)}.astype({c.target.dtype(c.out.dtype)}, copy=False)",
     "qr": _linalg("np.linalg.qr({x}, mode={mode})"),
-    "svd": _linalg("np.linalg.svd({x}, full_matrices={full_matrices})"),
-    "eigh": _linalg("np.linalg.eigh({x})"),
+    "svd": _linalg("svd({x}, {full_matrices})"),
+    "eigh": _linalg("eigh({x})"),
     "take": "np.take({x}, {indices}, axis={axis})",
     "gather_nd": "gather_nd({x}, {indices})",
     "scatter_nd": "scatter_nd({x}, {indices}, {updates})",

@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 __all__ = [
-    "argsort", "erf", "gather_nd", "nd_index", "one_hot", "random_uniform", "scatter_add",
-    "scatter_nd", "sort", "top_k", "vector_norm",
+    "argsort", "column_signs", "eigh", "erf", "gather_nd", "nd_index", "one_hot",
+    "random_uniform", "scatter_add", "scatter_nd", "sort", "svd", "top_k", "vector_norm",
 ]
 
 
@@ -109,3 +109,26 @@ def random_uniform(key, low, high, shape, dtype):
     # rounding a float64 draw to a narrower dtype can reach `high`; keep [low, high)
     top = np.nextafter(np.asarray(high, dtype), np.asarray(low, dtype))
     return np.where(u < np.asarray(high, dtype), u, top).astype(dtype, copy=False)
+
+
+def column_signs(v):
+    # +1/-1 per column of v: the sign of its first largest-magnitude component (ops.spec's
+    # sign rule for svd/eigh); +1 for columns of no components
+    if v.shape[-2] == 0:
+        return np.ones(v.shape[:-2] + v.shape[-1:], v.dtype)
+    i = np.argmax(np.abs(v), axis=-2)[..., None, :]
+    return np.where(np.take_along_axis(v, i, axis=-2)[..., 0, :] < 0, -1, 1).astype(v.dtype)
+
+
+def svd(x, full_matrices):
+    # pair j < k flipped by u[:, j]'s sign; extra columns of u / rows of vh by their own
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    k = s.shape[-1]
+    su, sv = column_signs(u), column_signs(np.swapaxes(vh, -1, -2))
+    sv = np.concatenate([su[..., :k], sv[..., k:]], axis=-1)
+    return u * su[..., None, :], s, vh * sv[..., :, None]
+
+
+def eigh(x):
+    w, v = np.linalg.eigh(x)
+    return w, v * column_signs(v)[..., None, :]

@@ -16,6 +16,7 @@ from .axes import axis_problem
 from .infer import RULES, InferError
 from .infer_bits import BITS_RULES
 from .infer_control import CONTROL_RULES
+from .infer_fft import FFT_RULES
 from .infer_nn import NN_RULES
 from .infer_window import WINDOW_RULES
 from .spec import GROUPED_CLASSES, OpSpec
@@ -25,7 +26,7 @@ CLASS_WORDS = {"inexact": "float or complex"}
 """How errors name a dtype class whose name says less than its members."""
 
 INFER_RULES: dict[str, Any] = {**RULES, **NN_RULES, **WINDOW_RULES, **CONTROL_RULES,
-                                **BITS_RULES}
+                                **BITS_RULES, **FFT_RULES}
 """Every inference rule by the name the spec's `infer=` tag gives."""
 
 

@@ -6,7 +6,8 @@ types, or raises `InferError` saying what is wrong in the user's terms. The same
 computes result types at build time and checks them in the verifier, so the two can
 never disagree. Rules for linear algebra, indexing and nn layers live in
 `infer_nn.py`, those of windowed layers in `infer_window.py`, those of bit-level ops
-and samplers in `infer_bits.py`; `checks.INFER_RULES` joins the tables.
+and samplers in `infer_bits.py`, those of complex numbers and FFTs in `infer_fft.py`;
+`checks.INFER_RULES` joins the tables.
 """
 
 from __future__ import annotations

@@ -148,6 +148,10 @@ def _plan(op: IvyOp, shared: frozenset[IvyOp] = frozenset()) -> Plan | None:
             operands.append(inverse)
         else:
             return None
+    if any(o is p.results[0] for o in operands for p in perms):
+        # f(a, permute(a, p)) with p its own inverse (x + x^T): the rewrite would give
+        # back the same form, forever, and no permute would go away
+        return None
     return operands, attrs, axes, perms
 
 

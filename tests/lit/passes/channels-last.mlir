@@ -63,3 +63,18 @@ func.func @mobile(%x: tensor<1x2x4x4xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x
 // CHECK-NEXT:    %[[S:.*]] = ivy.mean %[[H]] {axis = [1, 2], keepdims = true}
 // CHECK-NEXT:    %[[OUT:.*]] = ivy.permute_dims %[[S]] {axes = [0, 3, 1, 2]}
 // CHECK-NEXT:    func.return %[[OUT]]
+
+// -----
+
+// x + x^T (a symmetrization, as jnp.linalg.eigh stages it): the permute is its own
+// inverse, so sinking it would give back the same form; it stays, and the pass ends.
+func.func @symmetric(%x: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
+  %t = ivy.permute_dims %x {axes = [0, 2, 1]} : (tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  %s = ivy.add %x, %t : (tensor<2x3x3xf32>, tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  func.return %s : tensor<2x3x3xf32>
+}
+
+// CHECK-LABEL: func.func @symmetric
+// CHECK-NEXT:    %[[T:.*]] = ivy.permute_dims %x {axes = [0, 2, 1]}
+// CHECK-NEXT:    %[[S:.*]] = ivy.add %x, %[[T]]
+// CHECK-NEXT:    func.return %[[S]]

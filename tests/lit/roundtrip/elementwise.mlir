@@ -200,6 +200,10 @@ builtin.module {
     %2 = ivy.atan2 %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %2 : tensor<2x3xf32>
   }
+  func.func @nextafter(%0: tensor<2x3xf32>, %1: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %2 = ivy.nextafter %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %2 : tensor<2x3xf32>
+  }
   func.func @equal(%0: tensor<2x3xf32>, %1: tensor<2x3xf32>) -> tensor<2x3xi1> {
     %2 = ivy.equal %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
     func.return %2 : tensor<2x3xi1>
@@ -462,6 +466,10 @@ builtin.module {
 // CHECK-NEXT: %2 = ivy.atan2 %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %2 : tensor<2x3xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @nextafter(%0: tensor<2x3xf32>, %1: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %2 = ivy.nextafter %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %2 : tensor<2x3xf32>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @equal(%0: tensor<2x3xf32>, %1: tensor<2x3xf32>) -> tensor<2x3xi1> {
 // CHECK-NEXT: %2 = ivy.equal %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
 // CHECK-NEXT: func.return %2 : tensor<2x3xi1>
@@ -575,6 +583,7 @@ builtin.module {
 // GENERIC: %2 = "ivy.maximum"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %2 = "ivy.minimum"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %2 = "ivy.atan2"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %2 = "ivy.nextafter"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %2 = "ivy.equal"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
 // GENERIC: %2 = "ivy.not_equal"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
 // GENERIC: %2 = "ivy.less"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>

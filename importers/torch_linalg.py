@@ -1,0 +1,73 @@
+"""ATen factorizations onto the registry's `svd`, `eigh` and `qr`.
+
+The registry ops have one meaning on every target (ops.spec): singular and eigen
+vectors signed so that their largest-magnitude component is positive, which is not
+torch's own rule (LAPACK's output as it comes), so an imported program's vectors may
+differ in sign from torch's, as the frameworks' differ among themselves. QR's signs are
+LAPACK's Householder ones on every target, torch's included. A result the call was
+asked not to compute (`compute_uv=False`, `mode="r"`) is None: reading it is reported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.ir import SSAValue
+
+from ivy_ir.dialect.types import FLOATS
+
+from .common import Rule, Unmapped, spec_of
+from .torch_ctx import Ctx
+
+
+def _matrix(x: SSAValue) -> SSAValue:
+    if spec_of(x).dtype not in FLOATS:
+        raise Unmapped(f"{spec_of(x).dtype} matrices")
+    return x
+
+
+def _swap(c: Ctx, x: SSAValue) -> SSAValue:
+    """`x` with its last two axes swapped."""
+    rank = spec_of(x).rank
+    return c.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
+
+
+def _svd(full_default: bool) -> Rule:
+    """`linalg_svd` (full by default) and `_linalg_svd` (reduced by default): (U, S, Vh)."""
+    def emit(c: Ctx, a: SSAValue, full_matrices: bool = full_default, compute_uv: bool = True,
+             **_: Any) -> list[SSAValue | None]:
+        u, s, vh = c.emit_all("svd", _matrix(a), full_matrices=bool(full_matrices and compute_uv))
+        return [u, s, vh] if compute_uv else [None, s, None]
+    return emit
+
+
+def _svd_v(c: Ctx, a: SSAValue, some: bool = True, compute_uv: bool = True
+           ) -> list[SSAValue | None]:
+    """`torch.svd`: (U, S, V), V untransposed, reduced unless `some=False`."""
+    u, s, vh = c.emit_all("svd", _matrix(a), full_matrices=not (some and compute_uv))
+    return [u, s, _swap(c, vh)] if compute_uv else [None, s, None]
+
+
+def _eigh(c: Ctx, a: SSAValue, UPLO: str = "L", compute_v: bool = True
+          ) -> list[SSAValue | None]:
+    """UPLO="U" reads the upper triangle: the lower one of the transpose (the registry's
+    eigh is defined on symmetric input, where the two agree)."""
+    a = _matrix(a)
+    w, v = c.emit_all("eigh", _swap(c, a) if UPLO == "U" else a)
+    return [w, v if compute_v else None]
+
+
+def _qr(c: Ctx, a: SSAValue, mode: str = "reduced") -> list[SSAValue | None]:
+    q, r = c.emit_all("qr", _matrix(a), mode="complete" if mode == "complete" else "reduced")
+    return [None if mode == "r" else q, r]
+
+
+LINALG: dict[str, Rule] = {
+    "linalg_svd.default": _svd(True),
+    "_linalg_svd.default": _svd(False),
+    "svd.default": _svd_v,
+    "linalg_eigh.default": _eigh,
+    "_linalg_eigh.default": _eigh,
+    "linalg_qr.default": _qr,
+}
+"""ATen overload -> rule: matrix factorizations."""
