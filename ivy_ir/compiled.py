@@ -155,8 +155,14 @@ class Compiled:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.ir_module.tree is not None:
             return structured.call(self, args, kwargs, lambda c, flat: c._call(*flat))
+        if len(args) == 1 and not kwargs and len(self._inputs) > 1:
+            args, kwargs = _spread(args[0], len(self._inputs))
         if kwargs:
             args = self._bind(args, kwargs)
+        if len(args) != len(self._inputs):
+            names = ", ".join(map(str, self.ir_module.input_names))
+            raise TypeError(f"the compiled program takes {len(self._inputs)} input(s) "
+                            f"({names}), got {len(args)}")
         return self._call(*args)
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -293,6 +299,16 @@ class CacheInfo(NamedTuple):
     hits: int
     misses: int
     entries: int
+
+
+def _spread(value: Any, n: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """A program of several inputs called with one list of them (or a dict by input
+    name), the way a Keras model of several inputs is called: `c([a, b])`."""
+    if isinstance(value, (list, tuple)) and len(value) == n:
+        return tuple(value), {}
+    if isinstance(value, dict):
+        return (), dict(value)
+    return (value,), {}
 
 
 class LazyCompiled:

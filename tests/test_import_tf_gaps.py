@@ -214,6 +214,9 @@ def test_multi_input_keras_model_in_every_calling_convention(call, keyed):
         c = ivy_ir.compile(module, target=target)
         np.testing.assert_allclose(_np(c(A, B)), want, **TOL, err_msg=target)
         np.testing.assert_allclose(_np(c(a=A, b=B)), want, **TOL, err_msg=target)
+        # and the way the Keras model itself is called: one list, or a dict by name
+        np.testing.assert_allclose(_np(c([A, B])), want, **TOL, err_msg=target)
+        np.testing.assert_allclose(_np(c({"b": B, "a": A})), want, **TOL, err_msg=target)
 
 
 @pytest.mark.parametrize("args", [(A,), (A, B, B), ([A],), ({"a": A, "c": B},)],
@@ -221,6 +224,9 @@ def test_multi_input_keras_model_in_every_calling_convention(call, keyed):
 def test_multi_input_keras_model_names_its_inputs_on_a_mismatch(args):
     with pytest.raises(TypeError, match=r"takes 2 inputs \(a, b\)"):
         ivy_ir.compile(_two_input_models()[0], args=args)
+    c = ivy_ir.compile(_two_input_models()[0], args=(A, B))
+    with pytest.raises(TypeError, match=r"takes 2 input\(s\) \(a, b\), got|inputs are \(a, b\)"):
+        c(*args)
 
 
 def test_source_of_a_function_calling_wrapped_jax_helpers_is_jax():
