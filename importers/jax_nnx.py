@@ -42,7 +42,7 @@ class NnxProgram:
 
 
 def split(module: Any) -> NnxProgram:
-    from flax import nnx
+    from flax import nnx  # only NNX modules need Flax (found in sys.modules already)
 
     graphdef, state = nnx.split(module)
     tree = nnx.to_pure_dict(state)

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import jax
 import numpy as np
 
 from ivy_ir.dialect.types import numpy_dtype
@@ -59,8 +60,6 @@ def pack_words(values: list[Any], outvars: list[Any]) -> list[Any]:
 
 def is_key_aval(aval: Any) -> bool:
     """Whether a JAX abstract value is a typed PRNG key array."""
-    import jax
-
     dtype = getattr(aval, "dtype", None)
     try:
         return dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)

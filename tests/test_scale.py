@@ -39,7 +39,13 @@ SCENARIOS = {
 }
 
 
-@pytest.mark.parametrize("script", list(SCENARIOS))
+IN_CI = {"jax_tensor_parallel.py"}
+"""The scenario CI runs (about 10 s); the others take 20-30 s each in processes of their
+own and are marked heavy (`pytest -m heavy tests/test_scale.py`)."""
+
+
+@pytest.mark.parametrize("script", [s if s in IN_CI else pytest.param(s, marks=pytest.mark.heavy)
+                                    for s in SCENARIOS])
 def test_distributed_training_matches_one_device(script):
     runs, tolerance, lines = SCENARIOS[script]
     done = subprocess.run([sys.executable, str(SCRIPTS / script)], env=ENV,
