@@ -41,7 +41,7 @@ from .jax_index import INDEX
 from .jax_linalg import LINALG
 from .jax_math import BINARY, MATH, UNARY
 from .jax_nn import NN
-from .jax_random import RANDOM, is_typed_key
+from .jax_random import RANDOM, is_typed_key, key_data
 from .jax_reduce import REDUCE
 from .jax_shape import SHAPE
 from .jax_walk import JaxprWalker
@@ -112,8 +112,9 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
     walker = JaxprWalker(builder, TABLE)
     inputs = [builder.cast(v, dtype_name(var.aval.dtype))
               for v, var in zip(builder.inputs, invars[n_params:])]
-    outs = [walker.ssa(o) for o in walker.run(closed.jaxpr, list(closed.consts),
-                                              param_values + inputs)]
+    # a typed key array among the results comes back as its key data
+    outs = [walker.ssa(key_data(walker.ctx, o))
+            for o in walker.run(closed.jaxpr, list(closed.consts), param_values + inputs)]
     updates: list[tuple[Any, str]] = []
     if nnx is not None:  # (result, changed state leaves): the latter update buffers
         out_shape = out_shape[0]

@@ -100,6 +100,11 @@ def _wrap(ctx: Ctx, data: Value, *, impl: Any, **_: Any) -> KeyWords:
     return KeyWords(_word(ctx, data, 0), _word(ctx, data, 1))
 
 
+def key_data(ctx: Ctx, value: Value | KeyWords) -> Value:
+    """A program result as the targets return it: a key array as its key data."""
+    return _unwrap(ctx, value) if isinstance(value, KeyWords) else value
+
+
 def _unwrap(ctx: Ctx, keys: KeyWords, **_: Any) -> Value:
     keys = _keys(keys)
     return ctx.emit("stack", [*keys.words], axis=ctx.spec(keys.first).rank)

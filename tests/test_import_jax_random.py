@@ -115,6 +115,13 @@ def test_a_typed_key_is_an_input_as_its_key_data():
     np.testing.assert_allclose(t(new, X).numpy(), fn(new, X), rtol=4e-6)
 
 
+def test_a_typed_key_result_comes_back_as_its_key_data():
+    fn = lambda k: jax.random.split(jax.random.wrap_key_data(k), 3)  # noqa: E731
+    for target in ("jax", "numpy"):
+        c = ivy_ir.compile(fn, target=target, args=(KEY,))
+        np.testing.assert_array_equal(np.asarray(c(KEY)), jax.random.key_data(fn(KEY)))
+
+
 def test_flax_dropout_in_training_mode():
     import flax.linen as nn
 
