@@ -147,6 +147,23 @@ def _unbind(c: Ctx, x: SSAValue, dim: int = 0) -> list[SSAValue]:
     return [c.emit("squeeze", p, axis=[dim]) for p in parts]
 
 
+def _unfold(c: Ctx, x: SSAValue, dimension: int, size: int, step: int) -> SSAValue:
+    """`Tensor.unfold`: the windows of `size` every `step` along `dimension`, a new last
+    axis holding each window: a take of the (windows, size) index table, then the
+    window axis moved last."""
+    shape = spec_of(x).shape
+    rank = len(shape)
+    dim = dimension % rank if rank else 0
+    length = shape[dim] if rank else 1
+    n = (length - size) // step + 1
+    table = np.arange(n)[:, None] * step + np.arange(size)[None, :]
+    if not rank:
+        return c.emit("reshape", x, shape=[1])
+    out = c.emit("take", x, c.const(table, "int64"), axis=dim)
+    axes = [*range(dim + 1), *range(dim + 2, rank + 1), dim + 1]
+    return c.emit("permute_dims", out, axes=axes) if dim + 1 != rank else out
+
+
 def _roll(c: Ctx, x: SSAValue, shifts: Any, dims: Any = ()) -> SSAValue:
     shifts = [shifts] if isinstance(shifts, int) else list(shifts)
     dims = [dims] if isinstance(dims, int) else list(dims)
@@ -308,6 +325,7 @@ SHAPE: dict[str, Rule] = {
     "unbind.int": _unbind,
     "flip": lambda c, x, dims: c.emit("flip", x, axis=list(dims)),
     "roll": _roll,
+    "unfold": _unfold,
     "repeat": _repeat,
     "tile": _repeat,
     "repeat_interleave.self_int": _repeat_interleave,

@@ -106,8 +106,6 @@ CASES = [
 ]
 
 FAILING = {
-    "filters.bilateral_blur": "UnsupportedOpsError: aten.unfold has no ivy op (torch._decomp "
-                              "lowers it to aten.as_strided, which has none either)",
     "color.rgb_to_hls": "under an outer jax.jit/jax.grad only: its argmax indices are "
                         "int64, so the program runs in JAX's scoped x64 mode "
                         "(lowerings/jax.py JaxRuntime.wrap), which an enclosing trace "

@@ -28,13 +28,4 @@ DIAGNOSES: dict[str, str] = {
         "those matrices as constants applied by two matmuls over H and W (exact for any "
         "size), or `ivy.interpolate` can gain a cubic mode with the coefficient as an "
         "attribute."),
-    "kornia.filters.bilateral_blur": (
-        "`aten.unfold` (`Tensor.unfold(dim, size, step)`, the sliding windows "
-        "`kornia.filters.bilateral_blur` takes of the padded image) has no rule in the "
-        "torch importer's tables (`importers/torch_shape.py` `SHAPE` and the others), "
-        "and `torch._decomp` lowers it to `aten.as_strided`, which has none either "
-        "(`tests/kornia_cases.py` `FAILING` records the same). Fix: a rule in "
-        "`importers/torch_shape.py`: with static sizes, `unfold` is a `take` along `dim` "
-        "of the ((n - size) // step + 1, size) window-index table followed by moving the "
-        "window axis last."),
 }

@@ -1,6 +1,7 @@
 """torch's embedding bags, scatter-reductions, masked_scatter and pairwise distances
 (`importers/torch_segment.py`) against torch itself: every mode on the NumPy target,
-a sample on JAX and PyTorch, and a recommender-style model on all four targets."""
+a sample on JAX and PyTorch, and a recommender-style model on all four targets; and
+`Tensor.unfold`'s sliding windows (`importers/torch_shape.py`)."""
 
 from __future__ import annotations
 
@@ -180,3 +181,15 @@ def test_as_strided_reads_the_storage_of_its_input():
     _check(lambda x: torch.as_strided(x.t(), (2, 3), (5, 2), 1), (x,))  # a view: x's storage
     with pytest.raises(ivy_ir.UnsupportedOpsError, match="outside its input"):
         ivy_ir.trace(lambda x: torch.as_strided(x[:, 1:], (2, 2), (5, 1), 0), (x,))
+
+
+# ---- Tensor.unfold: sliding windows (kornia's bilateral_blur, im2col by hand) ----
+
+@pytest.mark.parametrize("dim, size, step", [(1, 3, 2), (0, 2, 1), (-1, 4, 3), (2, 5, 5)])
+def test_unfold_windows_match_torch(dim, size, step):
+    x = torch.randn(2, 7, 5)
+    fn = lambda t: t.unfold(dim, size, step) * 2  # noqa: E731
+    for target in TARGETS:
+        got = ivy_ir.compile(fn, target=target, args=(x,))(x)
+        got = got.detach() if hasattr(got, "detach") else got
+        np.testing.assert_array_equal(np.asarray(got), fn(x).numpy(), err_msg=target)
