@@ -26,7 +26,7 @@ import numpy as np
 from ivy_ir.dialect.types import numpy_dtype
 
 from .common import Rule, Unmapped
-from .jax_ctx import Ctx, Value
+from .jax_ctx import FOLD_LIMIT, Ctx, Value
 
 THREEFRY = "threefry2x32"
 """The one PRNG implementation that imports (`jax.random.key_impl` names it so)."""
@@ -128,7 +128,7 @@ def _counters(ctx: Ctx, shape: tuple[int, ...]) -> tuple[Value, Value]:
     if n > _COUNTER_LIMIT:
         raise Unmapped(f"a draw of {n} numbers (more than 2**32 in one call)")
     high = ctx.const(0, "uint32")
-    if n <= 64:
+    if n <= FOLD_LIMIT:  # small counters are known, as small iotas are (jax_shape.iota)
         return high, ctx.const(np.arange(n, dtype=np.uint32).reshape(shape), "uint32")
     low = ctx.emit("arange", start=0.0, stop=float(n), dtype="uint32")
     return high, ctx.emit("reshape", low, shape=list(shape))
