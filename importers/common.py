@@ -244,3 +244,15 @@ def interpolate_weights(d: int, o: int, mode: str, align_corners: bool,
     """The (o, d) weights the registry's `interpolate` applies along one axis, which
     importers compare a framework's resize with to pick the exact registry form."""
     return taps_matrix(*resample_taps(d, o, mode, align_corners, dtype), d)
+
+
+def matrix_along(ctx: ImportContext, y: Any, w: np.ndarray, ax: int, rank: int) -> Any:
+    """w (o, d) applied to axis ax of y: a matmul for the last two axes, else a
+    tensordot that leaves the new axis last, moved back."""
+    if ax == rank - 1:
+        return ctx.emit("matmul", y, np.ascontiguousarray(w.T))
+    if ax == rank - 2:
+        return ctx.emit("matmul", w, y)
+    moved = ctx.emit("tensordot", y, np.ascontiguousarray(w.T), axes_x=[ax], axes_y=[0])
+    perm = list(range(ax)) + [rank - 1] + list(range(ax, rank - 1))
+    return ctx.emit("permute_dims", moved, axes=perm)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import Rule, Unmapped, interpolate_weights
+from .common import Rule, Unmapped, interpolate_weights, matrix_along
 
 
 def _cubic(a: float) -> Callable[[np.ndarray], np.ndarray]:
@@ -185,24 +185,12 @@ def _apply(ctx: Any, x: Any, spec: Any, maps: dict[int, tuple[np.ndarray, Any]],
         if mode == "nearest":
             y = ctx.emit("take", y, np.argmax(w, axis=1).astype(np.int64), axis=ax)
         else:
-            y = _matrix_along(ctx, y, w.astype(spec.dtype), ax, spec.rank)
+            y = matrix_along(ctx, y, w.astype(spec.dtype), ax, spec.rank)
         if outside is not None and outside.any():
             shape = [1] * spec.rank
             shape[ax] = len(outside)
             y = ctx.emit("where", outside.reshape(shape), ctx.const(fill, spec.dtype), y)
     return y
-
-
-def _matrix_along(ctx: Any, y: Any, w: np.ndarray, ax: int, rank: int) -> Any:
-    """w (o, d) applied to axis ax of y: a matmul for the last two axes, else a
-    tensordot that leaves the new axis last, moved back."""
-    if ax == rank - 1:
-        return ctx.emit("matmul", y, np.ascontiguousarray(w.T))
-    if ax == rank - 2:
-        return ctx.emit("matmul", w, y)
-    moved = ctx.emit("tensordot", y, np.ascontiguousarray(w.T), axes_x=[ax], axes_y=[0])
-    perm = list(range(ax)) + [rank - 1] + list(range(ax, rank - 1))
-    return ctx.emit("permute_dims", moved, axes=perm)
 
 
 def _as_interpolate(spec: Any, maps: dict[int, tuple[np.ndarray, Any]],

@@ -1,15 +1,18 @@
-"""TF image resizing -> `ivy.interpolate`: ResizeBilinear, ResizeNearestNeighbor and
-ScaleAndTranslate (what `tf.image.resize`, Keras `Resizing` and `UpSampling2D` emit).
+"""TF image resizing: ResizeBilinear, ResizeNearestNeighbor, ResizeBicubic, ResizeArea
+and ScaleAndTranslate (what `tf.image.resize` with every method, Keras `Resizing` and
+`UpSampling2D` emit).
 
 Every resize is separable: per spatial axis, output pixel j is a weighted sum of input
-pixels, one (out, in) weight matrix per axis. TF and the registry op each define that
-matrix by their own source-index rules (TF: `align_corners`, `half_pixel_centers`, the
-kernel and antialiasing of ScaleAndTranslate; `interpolate`: PyTorch's rules, the
-taps of `ivy_ir.core.resample`). Rather than trusting a table of flag combinations,
-the rule computes TF's matrices at import time and maps the op onto the `interpolate`
-whose matrices are the same (to float32 rounding) on both axes; where none is, the op
-is reported (`Unmapped`), never approximated. Rounding in TF's index arithmetic is
-float32, as in its kernels.
+pixels, one (out, in) weight matrix per axis. The rule computes TF's matrices at import
+time, following the index arithmetic and kernels of TF's own CPU kernels (float32 where
+TF rounds in float32, the 1/1024 coefficient table of ResizeBicubic). Then:
+- where the registry's `interpolate` (PyTorch's rules, the taps of
+  `ivy_ir.core.resample`) applies the same matrices to float32 rounding on both axes,
+  the resize is one `interpolate`: the target's native resize;
+- a nearest map (one 1 per row) is a `take` of the chosen pixels along each axis, exact
+  in any dtype;
+- any other map is a product with its constant matrix along each axis.
+So every static-size resize imports exactly; a size only known at run time is reported.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 
 from ivy_ir.dialect.types import numpy_dtype
 
-from .common import Rule, Unmapped, interpolate_weights, taps_matrix
+from .common import Rule, Unmapped, interpolate_weights, matrix_along, taps_matrix
 from .tensorflow_ctx import Ctx
 
 WEIGHT_ATOL = 1e-6
@@ -31,18 +34,50 @@ compute positions in float32 in different orders, which moves a weight by a few 
 of float32 rounding; a weight off by less changes no result beyond that rounding."""
 
 FLOAT_RESULT = "float32"
-"""ResizeBilinear and ScaleAndTranslate compute and return float32 for every input
-dtype; nearest-neighbour keeps the input's dtype."""
+"""ResizeBilinear, ResizeBicubic, ResizeArea and ScaleAndTranslate compute and return
+float32 for every input dtype; nearest-neighbour keeps the input's dtype."""
 
-NEAREST_CARRIERS = {"int8": "float32", "uint8": "float32", "int16": "float32",
-                    "uint16": "float32"}
-"""Integer images a nearest-neighbour resize (which only copies pixels) runs on through
-a float dtype that holds each of their values exactly; wider integers are reported."""
 
-KERNELS = {"triangle": lambda t: np.maximum(0.0, 1.0 - t)}
-"""ScaleAndTranslate kernel types whose weights can equal an `interpolate` mode (radius
-1): the triangle is bilinear's tent. The others (keyscubic, lanczos, gaussian, box,
-mitchellcubic) have no registry form and are reported."""
+def _lanczos(radius: float) -> Callable[[np.ndarray], np.ndarray]:
+    def kernel(t: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = radius * np.sin(np.pi * t) * np.sin(np.pi * t / radius) / (np.pi * t) ** 2
+        return np.where(t <= 1e-3, 1.0, np.where(t > radius, 0.0, w))
+    return kernel
+
+
+def _cubic(a: float) -> Callable[[np.ndarray], np.ndarray]:
+    """Keys' cubic convolution kernel with coefficient a (support |t| < 2)."""
+    def kernel(t: np.ndarray) -> np.ndarray:
+        near = ((a + 2) * t - (a + 3)) * t * t + 1
+        far = ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+        return np.where(t < 1, near, np.where(t < 2, far, 0.0))
+    return kernel
+
+
+def _mitchell(t: np.ndarray) -> np.ndarray:
+    near = ((7 / 6 * t - 2) * t) * t + 8 / 9
+    far = ((-7 / 18 * t + 2) * t - 10 / 3) * t + 16 / 9
+    return np.where(t < 1, near, np.where(t < 2, far, 0.0))
+
+
+KERNELS: dict[str, tuple[float, Callable[[np.ndarray], np.ndarray]]] = {
+    "triangle": (1.0, lambda t: np.maximum(0.0, 1.0 - t)),
+    "box": (1.0, lambda t: np.where(t < 0.5, 1.0, np.where(t == 0.5, 0.5, 0.0))),
+    "gaussian": (1.5, lambda t: np.where(t < 1.5, np.exp(-2.0 * t * t), 0.0)),  # sigma 1/2
+    "keyscubic": (2.0, _cubic(-0.5)),
+    "mitchellcubic": (2.0, _mitchell),
+    "lanczos1": (1.0, _lanczos(1.0)),
+    "lanczos3": (3.0, _lanczos(3.0)),
+    "lanczos5": (5.0, _lanczos(5.0)),
+}
+"""ScaleAndTranslate's kernel types: (radius, weight of |distance| in pixels)."""
+
+CUBIC_TABLE = 1024
+"""ResizeBicubic does not evaluate its kernel: it reads the weights from a table of
+1024 + 1 fractional offsets, rounding each sampling position's fraction to the nearest
+entry. The table's rounding moves weights by up to ~1e-3, so the rule reads the same
+table."""
 
 F32 = np.float32
 
@@ -74,13 +109,56 @@ def _tf_nearest(d: int, o: int, align_corners: bool, half_pixel: bool) -> np.nda
     return taps_matrix(index, index, None, d)
 
 
+def _tf_bicubic(d: int, o: int, align_corners: bool, half_pixel: bool) -> np.ndarray:
+    """ResizeBicubic's weights: the four pixels around each sampling position, weighted
+    from the coefficient table. With half-pixel centers (Keys' a = -0.5) taps outside
+    the image drop out and the rest are renormalized; without (a = -0.75) an outside
+    tap reads the edge pixel."""
+    kernel = _cubic(-0.5 if half_pixel else -0.75)
+    t = np.arange(CUBIC_TABLE + 1) / CUBIC_TABLE
+    near, far = kernel(t).astype(F32), kernel(t + 1).astype(F32)
+    scale = _scale(d, o, align_corners)
+    dst = np.arange(o, dtype=F32)
+    src = (dst + F32(0.5)) * scale - F32(0.5) if half_pixel else dst * scale
+    base = np.floor(src)
+    k = np.rint((src - base) * F32(CUBIC_TABLE)).astype(np.int64)
+    taps = base.astype(np.int64)[:, None] + np.arange(-1, 3)
+    weights = np.stack([far[k], near[k], near[CUBIC_TABLE - k], far[CUBIC_TABLE - k]],
+                       axis=1).astype(np.float64)
+    index = np.clip(taps, 0, d - 1)
+    if half_pixel:
+        weights = np.where(index == taps, weights, 0.0)
+        total = weights.sum(axis=1, keepdims=True)
+        weights = np.where(np.abs(total) >= 1000 * np.finfo(F32).tiny, weights / total,
+                           weights)
+    w = np.zeros((o, d))
+    np.add.at(w, (np.repeat(np.arange(o), 4), index.ravel()), weights.ravel())
+    return w
+
+
+def _tf_area(d: int, o: int, align_corners: bool) -> np.ndarray:
+    """ResizeArea's weights: output pixel j averages the input interval
+    [j * scale, (j + 1) * scale), each input pixel weighted by its overlap with it."""
+    scale = _scale(d, o, align_corners)
+    w = np.zeros((o, d))
+    for j in range(o):
+        lo, hi = float(F32(j) * scale), float(F32(j + 1) * scale)
+        for i in range(math.floor(lo), math.ceil(hi)):
+            if i < lo:
+                part = float(scale) if i + 1 > hi else i + 1 - lo
+            else:
+                part = hi - i if i + 1 > hi else 1.0
+            w[j, min(max(i, 0), d - 1)] += part / float(scale)
+    return w
+
+
 def _tf_scale_and_translate(d: int, o: int, scale: float, shift: float, kernel: str,
                             antialias: bool) -> np.ndarray:
     """ScaleAndTranslate's weights: output pixel j samples at (j + 0.5 - shift) / scale
     in input pixel units; the kernel (widened by 1 / scale when antialiasing a
     downscale) weighs the input pixel centers around it, normalized to sum 1; a sample
     outside the input gives a zero row."""
-    kernel_fn = KERNELS[kernel]
+    radius, kernel_fn = KERNELS[kernel]
     inv = F32(1.0) / F32(scale)
     widen = max(float(inv), 1.0) if antialias else 1.0
     w = np.zeros((o, d))
@@ -88,8 +166,8 @@ def _tf_scale_and_translate(d: int, o: int, scale: float, shift: float, kernel: 
         sample = float(F32(j + 0.5) * inv - inv * F32(shift))
         if sample < 0 or sample > d:
             continue
-        first = min(max(math.ceil(sample - widen - 0.5), 0), d - 1)
-        last = min(max(math.floor(sample + widen - 0.5), 0), d - 1)
+        first = min(max(math.ceil(sample - radius * widen - 0.5), 0), d - 1)
+        last = min(max(math.floor(sample + radius * widen - 0.5), 0), d - 1)
         src = np.arange(first, last + 1)
         row = kernel_fn(np.abs(src + 0.5 - sample) / widen)
         total = row.sum()
@@ -101,15 +179,19 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= WEIGHT_ATOL))
 
 
+def _one_hot(w: np.ndarray) -> bool:
+    return bool(np.all((w == 0) | (w == 1)) and np.all(w.sum(axis=1) == 1))
+
+
 CANDIDATES = (("bilinear", False), ("bilinear", True), ("nearest", False))
 """The `interpolate` forms a resize may be: (mode, align_corners)."""
 
 
 def _resample(c: Ctx, x: Any, size: Any, tf_matrix: Callable[[int, int, int], np.ndarray],
-              dtype: str, modes: tuple[str, ...], what: str) -> Any:
-    """`interpolate` of `x` (NHWC) to the static `size`, in `dtype`, in the first
-    candidate form whose weight matrices equal TF's (`tf_matrix(axis, d, o)`) on both
-    spatial axes."""
+              dtype: str) -> Any:
+    """`x` (NHWC) resized to the static `size` by TF's weight matrices
+    (`tf_matrix(axis, d, o)`), in `dtype`: an `interpolate` whose matrices are the same,
+    else a `take` per axis for nearest maps, else a matrix product per axis."""
     out = c.ints(size, "size")
     if c.rank(x) != 4 or len(out) != 2:
         raise Unmapped("images of rank other than 4")
@@ -117,36 +199,49 @@ def _resample(c: Ctx, x: Any, size: Any, tf_matrix: Callable[[int, int, int], np
     if None in spatial:
         raise Unmapped("dynamic image size")
     want = [tf_matrix(a, d, o) for a, (d, o) in enumerate(zip(spatial, out))]
-    for mode, align in CANDIDATES:
-        if mode in modes and all(
-                _same(w, interpolate_weights(d, o, mode, align, numpy_dtype(dtype)))
-                for w, d, o in zip(want, spatial, out)):
-            x = c.cast(x, dtype)
-            return c.emit("interpolate", x, size=out, mode=mode, align_corners=align,
-                          layout="channels_last")
-    raise Unmapped(f"{what}: its sampling positions for {tuple(spatial)} -> {tuple(out)} "
-                   "match no ivy.interpolate mode")
+    if dtype.startswith(("float", "bfloat")):
+        for mode, align in CANDIDATES:
+            if all(_same(w, interpolate_weights(d, o, mode, align, numpy_dtype(dtype)))
+                   for w, d, o in zip(want, spatial, out)):
+                return c.emit("interpolate", c.cast(x, dtype), size=out, mode=mode,
+                              align_corners=align, layout="channels_last")
+    moving = [(ax, w) for ax, w in zip((1, 2), want)
+              if w.shape[0] != w.shape[1] or not np.array_equal(w, np.eye(len(w)))]
+    if all(_one_hot(w) for w in want):
+        for ax, w in moving:
+            x = c.emit("take", x, np.argmax(w, axis=1).astype(np.int64), axis=ax)
+        return c.cast(x, dtype)
+    x = c.cast(x, dtype)
+    for ax, w in moving:
+        x = matrix_along(c, x, w.astype(numpy_dtype(dtype)), ax, 4)
+    return x
 
 
 def _resize_bilinear(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
                      half_pixel_centers: bool = False, **_: Any) -> Any:
-    def tf_matrix(_: int, d: int, o: int) -> np.ndarray:
-        return _tf_bilinear(d, o, align_corners, half_pixel_centers)
-    flags = f"align_corners={align_corners}, half_pixel_centers={half_pixel_centers}"
-    return _resample(c, x, size, tf_matrix, FLOAT_RESULT, ("bilinear", "nearest"), flags)
+    return _resample(c, x, size, lambda _, d, o: _tf_bilinear(d, o, align_corners,
+                                                             half_pixel_centers),
+                     FLOAT_RESULT)
 
 
 def _resize_nearest(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
                     half_pixel_centers: bool = False, **_: Any) -> Any:
-    dtype = c.spec(x).dtype
-    carrier = dtype if dtype.startswith(("float", "bfloat")) else NEAREST_CARRIERS.get(dtype)
-    if carrier is None:
-        raise Unmapped(f"{dtype} images (ivy.interpolate takes floats)")
+    return _resample(c, x, size, lambda _, d, o: _tf_nearest(d, o, align_corners,
+                                                            half_pixel_centers),
+                     c.spec(x).dtype)
 
-    def tf_matrix(_: int, d: int, o: int) -> np.ndarray:
-        return _tf_nearest(d, o, align_corners, half_pixel_centers)
-    flags = f"align_corners={align_corners}, half_pixel_centers={half_pixel_centers}"
-    return c.cast(_resample(c, x, size, tf_matrix, carrier, ("nearest",), flags), dtype)
+
+def _resize_bicubic(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
+                    half_pixel_centers: bool = False, **_: Any) -> Any:
+    return _resample(c, x, size, lambda _, d, o: _tf_bicubic(d, o, align_corners,
+                                                            half_pixel_centers),
+                     FLOAT_RESULT)
+
+
+def _resize_area(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
+                 **_: Any) -> Any:
+    return _resample(c, x, size, lambda _, d, o: _tf_area(d, o, align_corners),
+                     FLOAT_RESULT)
 
 
 def _scale_and_translate(c: Ctx, x: Any, size: Any, scale: Any, translation: Any, *,
@@ -160,13 +255,12 @@ def _scale_and_translate(c: Ctx, x: Any, size: Any, scale: Any, translation: Any
 
     def tf_matrix(a: int, d: int, o: int) -> np.ndarray:
         return _tf_scale_and_translate(d, o, scales[a], shifts[a], kernel_type, antialias)
-    what = f"kernel_type '{kernel_type}', antialias={antialias}, scale {scales.tolist()}, " \
-        f"translation {shifts.tolist()}"
-    return _resample(c, x, size, tf_matrix, FLOAT_RESULT, ("bilinear", "nearest"), what)
+    return _resample(c, x, size, tf_matrix, FLOAT_RESULT)
 
 
 IMAGE: dict[str, Rule] = {
     "ResizeBilinear": _resize_bilinear, "ResizeNearestNeighbor": _resize_nearest,
+    "ResizeBicubic": _resize_bicubic, "ResizeArea": _resize_area,
     "ScaleAndTranslate": _scale_and_translate,
 }
-"""TF raw op -> rule: image resizing onto `interpolate` (exact forms only)."""
+"""TF raw op -> rule: every image resize of static size, exactly."""

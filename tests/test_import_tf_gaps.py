@@ -1,5 +1,6 @@
 """TF raw ops and calling conventions Keras models meet: image resizing
-(ResizeBilinear, ResizeNearestNeighbor, ScaleAndTranslate onto `ivy.interpolate`),
+(every `tf.image.resize` method: `ivy.interpolate` where its mode matches, else
+exact per-axis takes or matrix products),
 dilated convolutions (SpaceToBatchND / BatchToSpaceND), linear algebra with a unique
 result, multi-input functional models, and source detection through wrapped JAX
 helpers. Each program is imported once and run on the NumPy, JAX and PyTorch targets
@@ -8,7 +9,6 @@ against TF's / Keras' own output."""
 from __future__ import annotations
 
 import functools
-import re
 
 import keras
 import numpy as np
@@ -39,26 +39,20 @@ def _check(fn, args, targets=TARGETS):
     return module
 
 
-def _v1_bilinear(size, align_corners=False, half_pixel_centers=False):
-    return lambda x: tf.raw_ops.ResizeBilinear(images=x, size=size, align_corners=align_corners,
-                                               half_pixel_centers=half_pixel_centers)
-
-
-def _v1_nearest(size, align_corners=False, half_pixel_centers=False):
-    return lambda x: tf.raw_ops.ResizeNearestNeighbor(
-        images=x, size=size, align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+def _v1(op, size, **flags):
+    return lambda x: getattr(tf.raw_ops, op)(images=x, size=size, **flags)
 
 
 RESIZES = {
     # tf.image.resize: half-pixel centers; bilinear maps for any sizes (odd ones here)
     "bilinear-down-up": lambda x: tf.image.resize(x, (5, 11)),
     "bilinear-up": lambda x: tf.image.resize(x, (14, 27)),
-    "bilinear-align-corners": _v1_bilinear((5, 13), align_corners=True),
-    "bilinear-legacy-integer-down": _v1_bilinear((7, 3)),  # lands on pixels: nearest
+    "bilinear-align-corners": _v1("ResizeBilinear", (5, 13), align_corners=True),
+    "bilinear-legacy-integer-down": _v1("ResizeBilinear", (7, 3)),  # lands on pixels: nearest
     # half-pixel nearest equals floor-nearest for integer upscales
     "nearest-up": lambda x: tf.image.resize(x, (14, 27), method="nearest"),
-    "nearest-legacy": _v1_nearest((5, 11)),
-    "nearest-legacy-up": _v1_nearest((21, 18)),
+    "nearest-legacy": _v1("ResizeNearestNeighbor", (5, 11)),
+    "nearest-legacy-up": _v1("ResizeNearestNeighbor", (21, 18)),
     # antialiasing changes nothing when both axes grow: a triangle kernel is bilinear
     "antialias-up": lambda x: tf.image.resize(x, (14, 18), antialias=True),
     "scale-and-translate-no-antialias": lambda x: tf.raw_ops.ScaleAndTranslate(
@@ -66,18 +60,31 @@ RESIZES = {
         kernel_type="triangle", antialias=False),
 }
 
-UNMAPPED = {
-    # sampling positions interpolate has no mode for: reported, never approximated
+
+SEPARABLE = {
+    # no interpolate mode samples these positions: a take (nearest) or a matrix product
+    # per axis, computed from TF's own index rules and kernels
     "nearest-half-pixel-down": (lambda x: tf.image.resize(x, (5, 11), method="nearest"),
-                                "ResizeNearestNeighbor (align_corners=False, half_pixel"),
-    "bilinear-legacy": (_v1_bilinear((5, 11)), "ResizeBilinear (align_corners=False"),
-    "nearest-align-corners": (_v1_nearest((5, 11), align_corners=True),
-                              "ResizeNearestNeighbor (align_corners=True"),
-    "antialias-down": (lambda x: tf.image.resize(x, (5, 11), antialias=True),
-                       "ScaleAndTranslate (kernel_type 'triangle', antialias=True"),
-    "lanczos": (lambda x: tf.image.resize(x, (14, 18), method="lanczos3"),
-                "ScaleAndTranslate (kernel_type 'lanczos3')"),
-    "bicubic": (lambda x: tf.image.resize(x, (14, 18), method="bicubic"), "ResizeBicubic"),
+                                "ivy.take"),
+    "nearest-align-corners": (_v1("ResizeNearestNeighbor", (5, 11), align_corners=True),
+                              "ivy.take"),
+    "bilinear-legacy": (_v1("ResizeBilinear", (5, 11)), "ivy.matmul"),
+    "antialias-down": (lambda x: tf.image.resize(x, (5, 11), antialias=True), "ivy.matmul"),
+    "bicubic": (lambda x: tf.image.resize(x, (14, 18), method="bicubic"), "ivy.matmul"),
+    "bicubic-down": (lambda x: tf.image.resize(x, (4, 5), method="bicubic"), "ivy.matmul"),
+    "bicubic-legacy": (_v1("ResizeBicubic", (11, 6)), "ivy.matmul"),
+    "bicubic-align-corners": (_v1("ResizeBicubic", (11, 13), align_corners=True),
+                              "ivy.matmul"),
+    "bicubic-antialias-down": (lambda x: tf.image.resize(x, (4, 5), method="bicubic",
+                                                         antialias=True), "ivy.matmul"),
+    "area": (lambda x: tf.image.resize(x, (4, 5), method="area"), "ivy.matmul"),
+    "area-align-corners": (_v1("ResizeArea", (5, 4), align_corners=True), "ivy.matmul"),
+    **{kernel: (functools.partial(tf.image.resize, size=(5, 14), method=kernel),
+                "ivy.matmul")
+       for kernel in ("lanczos3", "lanczos5", "gaussian", "mitchellcubic")},
+    "box-kernel": (lambda x: tf.raw_ops.ScaleAndTranslate(
+        images=x, size=[4, 13], scale=[4 / 7, 13 / 9], translation=[0.5, -1.0],
+        kernel_type="box", antialias=True), "ivy.matmul"),
 }
 
 
@@ -87,18 +94,24 @@ def test_resize_matches_tf_on_every_target(name):
     assert "ivy.interpolate" in str(module)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.uint8, np.int16])
+@pytest.mark.parametrize("dtype", [np.float64, np.uint8, np.int16, np.int64])
 def test_nearest_resize_keeps_the_dtype(dtype):
-    # nearest copies pixels: integer images go through float32, which holds them exactly
+    # nearest copies pixels: integer images are a take of them, in their dtype
     x = (IMAGES * 40).astype(dtype)
     _check(lambda v: tf.image.resize(v, (14, 18), method="nearest"), (x,))
 
 
-@pytest.mark.parametrize("name", UNMAPPED)
-def test_resize_without_an_exact_form_is_reported(name):
-    fn, entry = UNMAPPED[name]
-    with pytest.raises(UnsupportedOpsError, match=re.escape(entry)):
-        ivy_ir.trace(fn, (IMAGES,), source="tensorflow")
+@pytest.mark.parametrize("name", SEPARABLE)
+def test_resize_without_an_interpolate_mode_is_exact_per_axis(name):
+    fn, op = SEPARABLE[name]
+    module = _check(fn, (IMAGES,))
+    assert "ivy.interpolate" not in str(module) and op in str(module)
+
+
+def test_resize_to_a_size_known_only_at_run_time_is_reported():
+    fn = tf.function(lambda x, size: tf.image.resize(x, size, method="bicubic"))
+    with pytest.raises(UnsupportedOpsError, match=r"ResizeBicubic \(.*size"):
+        ivy_ir.trace(fn, (IMAGES, np.array([4, 5], np.int32)), source="tensorflow")
 
 
 FILTER = rng.standard_normal((3, 2, 3, 4)).astype(np.float32)

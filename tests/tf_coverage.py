@@ -31,10 +31,7 @@ L = keras.layers
 IMAGE, SEQ, VEC, MAT, VOL = (2, 8, 8, 3), (2, 6, 4), (2, 5), (3, 4, 4), (2, 5, 6, 6, 2)
 SECTION = "## TensorFlow: raw ops of Keras layers, tf.image, tf.signal and tf.linalg"
 NO_MAPPING = "no mapping"
-REASONS = {
-    "ResizeBicubic": "ivy.interpolate has no bicubic mode",
-    "ResizeArea": "ivy.interpolate has no area mode",
-}
+REASONS: dict[str, str] = {}
 """Why a raw op without a mapping has none yet, where that is known."""
 BOOKKEEPING = frozenset({"Placeholder", "NoOp"})
 """Graph plumbing that is no computation: left out of the count."""
