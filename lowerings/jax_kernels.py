@@ -15,7 +15,8 @@ from jax import lax
 from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
 __all__ = ["adaptive_avg_pool", "column_signs", "depthwise_conv", "dilated_max_pool", "eigh",
-           "float_remainder", "grouped_transpose_kernel", "interpolate", "svd", "top_k"]
+           "float_remainder", "grouped_transpose_kernel", "interpolate", "standardize", "svd",
+           "top_k"]
 
 
 def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
@@ -47,6 +48,14 @@ def float_remainder(x, y):
     # x - y * floor(x / y) loses every digit once |x / y| passes 2**24 (float32)
     m = jnp.fmod(x, y)
     return jnp.where((m != 0) & ((m < 0) != (y < 0)), m + y, m)
+
+
+def standardize(x, axes, eps):
+    # the mean of the residuals is removed too: a float32 mean of a constant row is not
+    # its value, and 1 / sqrt(eps) would amplify the difference (jax.nn.standardize's)
+    centred = x - jnp.mean(x, axes, keepdims=True)
+    centred = centred - jnp.mean(centred, axes, keepdims=True)
+    return centred * lax.rsqrt(jnp.mean(centred * centred, axes, keepdims=True) + eps)
 
 
 def top_k(x, k, axis, largest):

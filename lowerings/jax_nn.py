@@ -167,8 +167,7 @@ def _affine(c: OpContext, y: str, shape: list[int]) -> str:
 def _layer_norm(c: OpContext) -> str:
     x = c.in_types["x"]
     axes = tuple(sorted(c.attrs["axis"]))
-    y = f"jax.nn.standardize({c.args['x']}, axis={literal(axes)}, epsilon={c.lit('eps')}, " \
-        "algorithm='stable')"
+    y = f"standardize({c.args['x']}, {literal(axes)}, {c.lit('eps')})"
     return _affine(c, y, [x.shape[i] if i in axes else 1 for i in range(axes[0], x.rank)])
 
 

@@ -83,3 +83,11 @@ def test_random_moments_on_target(target: str, name: str, params: dict, mean: fl
     x = as_list(compiled(key))[0].astype(np.float64)
     assert abs(x.mean() - mean) < 5 * std / np.sqrt(n)
     assert abs(x.std() - std) < 0.02 * std
+
+
+@pytest.mark.parametrize("target", ["numpy", *TARGETS, "onnx"])
+def test_layer_norm_of_a_constant_row_is_zero(target: str) -> None:
+    # a float32 mean of 4.9497 is not 4.9497; 1 / sqrt(eps) made the residual 1.5e-4
+    x = np.full((2, 3), 4.9497, np.float32)
+    got, _ = run_compiled("layer_norm", [x, None, None], {"axis": [0, 1], "eps": 1e-5}, target)
+    np.testing.assert_array_equal(got[0], np.zeros_like(x))

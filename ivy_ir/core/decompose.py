@@ -142,6 +142,9 @@ def _param_shape(x, axes):
 def layer_norm(x, weight, bias, axis, eps):  # (x - mean) / sqrt(var + eps) * w + b
     axes = _axes(axis, x.ndim)
     centred = F.subtract(x, F.mean(x, axis=axes, keepdims=True))
+    # the rounded mean of a constant row is not the row's value, and 1 / sqrt(eps) would
+    # amplify the difference; removing the mean of the residuals makes that row 0 exactly
+    centred = F.subtract(centred, F.mean(centred, axis=axes, keepdims=True))
     var = F.mean(F.square(centred), axis=axes, keepdims=True)
     y = F.multiply(centred, F.rsqrt(F.add(var, eps)))
     return _affine(y, weight, bias, _param_shape(x, axes))
