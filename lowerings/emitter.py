@@ -34,6 +34,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError
 from ivy_ir.dialect import SPECS, FusedOp, IvyOp, TensorSpec, YieldOp
+from ivy_ir.dialect.symbolic import PREFIX
 
 from .emission import Emission, assign, calls, name, op_expr
 from .fused import emit_expressions
@@ -56,6 +57,7 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
                                                         ast.Constant(info.param))))
             param_locals.append(local)
     em.inputs = inputs + param_locals
+    header += _dim_bindings(module, fn, em, target)
     writer = _Writer(em, *_schedule(fn.body.block, target))
     body = writer.write()
     args = ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in ["params", *inputs]],
@@ -64,6 +66,14 @@ def emit_source(module: Module, target: Target, fn_name: str = "main"
     code = ast.unparse(ast.Module([*em.hoisted, main], []))
     helpers = [_helper_source(target.helpers[h]) for h in sorted(_closure(target, em.helpers))]
     return "\n".join([target.imports, *helpers, code]) + "\n", {"CONSTANTS": em.data}
+
+
+def _dim_bindings(module: Module, fn: func.FuncOp, em: Emission, target: Target
+                  ) -> list[ast.stmt]:
+    """`_dim_batch = x.shape[0]` for each dynamic dim the program's sizes name."""
+    args = fn.body.block.args
+    return [ast.parse(f"{PREFIX}{dim} = " + target.dim_size.format(
+        x=em.names.of[args[i]], axis=axis)).body[0] for dim, (i, axis) in module.dims.items()]
 
 
 class _Writer:

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, Strin
 from xdsl.ir import Block, Operation, SSAValue
 
 from ivy_ir.core.module import Module
-from ivy_ir.dialect import IvyOp
+from ivy_ir.dialect import IvyOp, TensorSpec
 
 HOISTED = "__hoisted"
 """Prefix of the buffer names under which the program reads `prepare`'s results."""
@@ -56,7 +56,7 @@ def split(module: Module) -> Split | None:
     moved: list[Operation] = []
     for op in block.ops:
         if isinstance(op, IvyOp) and not op.regions and op.name not in _KEPT and \
-                all(v in fixed for v in op.operands):
+                all(v in fixed for v in op.operands) and _static(op):
             fixed.update(op.results)
             moved.append(op)
         elif isinstance(op, IvyOp) and op.name == "ivy.constant":
@@ -74,6 +74,11 @@ def split(module: Module) -> Split | None:
     return Split(_prepare(module, [positions[v] for v in boundary]),
                  _program(module, [positions[v] for v in boundary]),
                  _reads(module, moved))
+
+
+def _static(op: Operation) -> bool:
+    """A result of a dynamic size depends on the inputs' sizes: not parameter work."""
+    return all(None not in TensorSpec.from_xdsl(r.type).shape for r in op.results)
 
 
 def _values(block: Block) -> list[SSAValue]:

@@ -28,6 +28,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError
 from ivy_ir.dialect import COMPOSITE, FusedOp, IvyOp, TensorSpec
 from ivy_ir.dialect.ops import location_text
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import COMPLEX
 
 from .onnx_graph import GraphBuilder, Names, OnnxContext, value_info
@@ -111,6 +112,11 @@ def refusal(op: IvyOp) -> str | None:
         return "onnxruntime pools 64-bit integers only through float64, inexact past 2**53"
     static = name in STATIC or (name in ("conv", "conv_transpose", "avg_pool")
                                 and "float64" in dtypes)
+    symbolic = [str(d) for a in op.SPEC.attrs if a.kind == "shape"
+                for d in op.attr_values().get(a.name) or () if isinstance(d, SymDim)]
+    if symbolic:
+        return (f"symbolic sizes ({', '.join(symbolic)}) are not exported yet: the numpy, "
+                "jax, torch and tensorflow targets run them")
     if static and any(None in s.shape for s in specs):
         return "the export needs static sizes here, and a size is dynamic"
     return None

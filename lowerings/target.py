@@ -112,6 +112,9 @@ class Target(RuleTable):
     imports: str
     array: str = "np.asarray"
     """Call that makes a target array from a nested list or a NumPy array (+ dtype=)."""
+    dim_size: str = "{x}.shape[{axis}]"
+    """How the generated code reads a dynamic input dim's size (`{x}`, `{axis}`): a
+    Python int on the eager targets and under `jax.jit` (which traces each shape once)."""
     constant: Callable[[np.ndarray, Any], str] | None = None
     """Custom spelling of `ivy.constant`; the default hoists one module-level array."""
     hoists: bool = False

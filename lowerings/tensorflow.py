@@ -144,8 +144,10 @@ def _clip(c: OpContext) -> str:
 def _fill(c: OpContext) -> str:
     dt = c.out.dtype
     value = _scalar(c.attrs["fill_value"], dt)
-    # full_like of a tensor with a dynamic dim takes its shape at run time
-    shape = f"tf.shape({c.args['x']})" if None in c.out.shape else literal(c.out.shape)
+    # full_like of a tensor with a dynamic dim takes its shape at run time; full's
+    # symbolic sizes are the entry's dim bindings
+    shape = c.lit("shape") if "shape" in c.attrs else \
+        f"tf.shape({c.args['x']})" if None in c.out.shape else literal(c.out.shape)
     return f"tf.fill({shape}, tf.constant({value}, {c.target.dtype(dt)}))"
 
 
@@ -365,6 +367,6 @@ def _constant(value: np.ndarray, em: Emission) -> str:
 
 TARGET = Target(name="tensorflow", rules=TF_RULES, helpers=HELPERS, dtype=_dtype,
                 channels_last=True, option_rules={"jit_compile": XLA_RULES},
-                array="tf.constant", constant=_constant,
+                array="tf.constant", constant=_constant, dim_size="tf.shape({x})[{axis}]",
                 imports="import numpy as np\nimport tensorflow as tf\n")
 RUNTIME = TensorFlowRuntime()

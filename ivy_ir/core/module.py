@@ -4,7 +4,10 @@ Parameters (weights, buffers, large constants) are arguments of the entry functi
 marked `{ivy.param = "dotted.name"}` (trainable) or `{ivy.buffer = "name"}`, so printed
 IR never carries weight data and stays readable; the arrays live in `params`. A random
 key input is marked `{ivy.rng}`, and a trailing result marked `{ivy.update = "name"}` is
-the new value of buffer `name` (training mode), so the program itself stays pure.
+the new value of buffer `name` (training mode), so the program itself stays pure. An
+input with dynamic dims names them, `{ivy.dims = ["batch", "", "seq"]}` ("" for a static
+dim): the symbolic sizes in the program's attributes are expressions over those names
+(`ivy_ir.dialect.symbolic`).
 """
 
 from __future__ import annotations
@@ -15,18 +18,21 @@ from typing import Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from ..dialect import TensorSpec
+from ..dialect import IvyOp, TensorSpec
 from ..dialect.ops import location_text
+from ..dialect.symbolic import NAME, SymDim
 from .graph import ALIASES, RNG_KEY
 
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
 UPDATE = "ivy.update"
 """The result attribute naming the buffer a trailing result is the new value of."""
+DIMS = "ivy.dims"
+"""The input attribute naming its dynamic dims."""
 
 
 class CallTree(Protocol):
@@ -55,6 +61,8 @@ class ArgInfo:
     """The random key input (`Graph.rng_key`): supplied by the compiled call."""
     aliases: tuple[str, ...] = ()
     """The parameter's other names in the source's state (tied weights)."""
+    dims: tuple[str | None, ...] = ()
+    """The names of the input's dynamic dims, None for a static one (or () if none)."""
 
 
 @dataclass
@@ -82,9 +90,21 @@ class Module:
             d = attrs[i].data if i < len(attrs) else {}
             name = next((d[k] for k in PARAM_KEYS if k in d), None)
             aliases = tuple(a.data for a in d[ALIASES].data) if ALIASES in d else ()
+            dims = tuple(a.data or None for a in d[DIMS].data) \
+                if isinstance(d.get(DIMS), ArrayAttr) else ()
             out.append(ArgInfo(TensorSpec.from_xdsl(t),
                                name.data if isinstance(name, StringAttr) else None,
-                               "ivy.param" in d, RNG_KEY in d, aliases))
+                               "ivy.param" in d, RNG_KEY in d, aliases, dims))
+        return out
+
+    @property
+    def dims(self) -> dict[str, tuple[int, int]]:
+        """Each dynamic dim's name -> (entry argument index, axis) of its first input."""
+        out: dict[str, tuple[int, int]] = {}
+        for i, arg in enumerate(self.args()):
+            for axis, dim in enumerate(arg.dims):
+                if dim is not None:
+                    out.setdefault(dim, (i, axis))
         return out
 
     @property
@@ -194,6 +214,17 @@ def _check_state(fn: func.FuncOp, what: str) -> None:
                             or any(p in d for p in PARAM_KEYS)
                             for k, d in zip(keys, arg_attrs) if RNG_KEY in d):
         raise VerifyException(f"{what}: {{ivy.rng}} marks one argument, a tensor<i32> input")
+    named = _check_dims(args, arg_attrs, what)
+    for op in fn.walk():
+        shapes = [a.name for a in op.SPEC.attrs if a.kind == "shape"] \
+            if isinstance(op, IvyOp) else []
+        for attr in shapes:
+            for d in op.attr_values().get(attr) or ():
+                if isinstance(d, SymDim) and not d.names <= named:
+                    raise VerifyException(
+                        f"{_where(op)}: size '{d}' names "
+                        f"{', '.join(sorted(d.names - named))}, which no input's "
+                        f"{{{DIMS}}} declares")
     params = {d[k].data: a.type for a, d in zip(args, arg_attrs) for k in PARAM_KEYS
               if k in d and isinstance(d[k], StringAttr)}
     res_attrs = [d.data for d in fn.res_attrs.data] if fn.res_attrs is not None else []
@@ -207,6 +238,24 @@ def _check_state(fn: func.FuncOp, what: str) -> None:
         if name not in params or params[name] != types[i]:
             raise VerifyException(f"{what}: result {i} updates {target}, which is no "
                                   "parameter or buffer of its type")
+
+
+def _check_dims(args: Any, arg_attrs: list[Any], what: str) -> set[str]:
+    """`{ivy.dims}` lists one name (or "") per dim of an input, each named dim dynamic
+    in its type; the names declared."""
+    named: set[str] = set()
+    for i, (a, d) in enumerate(zip(args, arg_attrs)):
+        if DIMS not in d:
+            continue
+        shape = TensorSpec.from_xdsl(a.type).shape
+        entries = d[DIMS].data if isinstance(d[DIMS], ArrayAttr) else None
+        if entries is None or len(entries) != len(shape) or any(
+                not isinstance(e, StringAttr) or (e.data and (
+                    not NAME.match(e.data) or s is not None)) for e, s in zip(entries, shape)):
+            raise VerifyException(f"{what}: argument {i}: {{{DIMS}}} must list one "
+                                  "identifier per dynamic dim ('' for a static one)")
+        named.update(e.data for e in entries if e.data)
+    return named
 
 
 def _defined_before_use(block: Block, seen: set[SSAValue]) -> None:

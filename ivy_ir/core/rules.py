@@ -22,6 +22,7 @@ import numpy as np
 from xdsl.ir import BlockArgument, SSAValue
 
 from ..dialect import COMPOSITE, ELEMENTWISE, SPECS, FusedOp, IvyOp, TensorSpec
+from ..dialect.symbolic import SymDim
 from ..dialect.types import INT64_MAX, INT64_MIN
 
 Rule = str | Callable[["OpContext"], str]
@@ -103,12 +104,20 @@ class OpContext:
     def out(self) -> TensorSpec:
         return self.out_types[0]
 
+    def out_shape(self) -> tuple[int | SymDim | None, ...]:
+        """The result's shape as a reshape target: a `shape` attribute with symbolic
+        sizes as it is, else the type's dims (one dynamic dim as -1)."""
+        shape = self.attrs.get("shape")
+        if isinstance(shape, tuple) and any(isinstance(d, SymDim) for d in shape):
+            return shape
+        return reshape_target(self.out.shape)
+
     def fields(self) -> dict[str, str]:
         f = dict(self.args)
         f.update({k: self.lit(k) for k in self.attrs if k not in f and
                   self.op.SPEC.attr_map[k].kind != "dense"})
         f["out_dtype"] = self.target.dtype(self.out.dtype)
-        f["out_shape"] = literal(reshape_target(self.out.shape))
+        f["out_shape"] = literal(self.out_shape())
         f["ns"] = self.target.namespace
         return f
 
@@ -163,6 +172,8 @@ def literal(value: Any) -> str:
         return f"complex({literal(value.real)}, {literal(value.imag)})"
     if isinstance(value, str):
         return repr(value)
+    if isinstance(value, SymDim):
+        return value.python()
     if isinstance(value, (tuple, list)):
         inner = ", ".join(literal(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"

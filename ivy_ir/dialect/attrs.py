@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
@@ -28,6 +29,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from .spec import AttrArg
+from .symbolic import SymbolicError, SymDim, size_entry
 from .types import COMPLEX, DTYPES, FLOATS, TensorSpec, dtype_name, numpy_dtype
 
 
@@ -67,6 +69,15 @@ def _as_str(v: Any) -> str:
     return v
 
 
+def _as_size(v: Any) -> int | SymDim:
+    if isinstance(v, (SymDim, str)):
+        try:
+            return size_entry(v)
+        except SymbolicError as exc:
+            raise AttrError(str(exc)) from None
+    return _as_int(v)
+
+
 def _as_dense(v: Any) -> np.ndarray:
     arr = np.asarray(v)
     dtype_name(arr.dtype)
@@ -79,6 +90,7 @@ NORMALIZE: dict[str, Callable[[Any], Any]] = {
     "bool": _as_bool,
     "str": _as_str,
     "ints": lambda v: _as_seq(v, _as_int),
+    "shape": lambda v: _as_seq(v, _as_size),
     "floats": lambda v: _as_seq(v, _as_float),
     "dtype": dtype_name,
     "dense": _as_dense,
@@ -122,12 +134,28 @@ def dense_value(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     return flat.reshape(shape).copy()
 
 
+def _shape_attr(v: tuple[int | SymDim, ...]) -> Attribute:
+    """A static shape is an i64 array, as `ints`; one with dynamic sizes an array whose
+    dynamic entries are their expressions' text."""
+    if all(isinstance(d, int) for d in v):
+        return DenseArrayBase.from_list(i64, v)
+    return ArrayAttr([StringAttr(d.expr) if isinstance(d, SymDim) else IntegerAttr(d, i64)
+                      for d in v])
+
+
+def _shape_value(a: Attribute) -> tuple[int | SymDim, ...]:
+    if isinstance(a, DenseArrayBase):
+        return tuple(a.get_values())
+    return tuple(SymDim(d.data) if isinstance(d, StringAttr) else d.value.data for d in a)
+
+
 TO_ATTR: dict[str, Callable[[Any], Attribute]] = {
     "int": lambda v: IntegerAttr(v, i64),
     "float": lambda v: FloatAttr(v, f64),
     "bool": IntegerAttr.from_bool,
     "str": StringAttr,
     "ints": lambda v: DenseArrayBase.from_list(i64, v),
+    "shape": _shape_attr,
     "floats": lambda v: DenseArrayBase.from_list(f64, v),
     "dtype": lambda v: DTYPES[v],
     "dense": dense_attr,
@@ -139,14 +167,16 @@ FROM_ATTR: dict[str, Callable[[Any], Any]] = {
     "bool": lambda a: bool(a.value.data),
     "str": lambda a: a.data,
     "ints": lambda a: tuple(a.get_values()),
+    "shape": _shape_value,
     "floats": lambda a: tuple(a.get_values()),
     "dtype": dtype_name,
     "dense": dense_value,
 }
 
-ATTR_CLASS: dict[str, type[Attribute] | None] = {
+ATTR_CLASS: dict[str, type[Attribute] | tuple[type[Attribute], ...] | None] = {
     "int": IntegerAttr, "float": FloatAttr, "bool": IntegerAttr, "str": StringAttr,
-    "ints": DenseArrayBase, "floats": DenseArrayBase, "dtype": None,
+    "ints": DenseArrayBase, "shape": (DenseArrayBase, ArrayAttr), "floats": DenseArrayBase,
+    "dtype": None,
     "dense": DenseIntOrFPElementsAttr,
 }
 for _table in (TO_ATTR, FROM_ATTR, ATTR_CLASS):
@@ -169,8 +199,9 @@ def format_float(v: float) -> str:
 def print_value(printer: Printer, kind: str, attr: Attribute) -> None:
     kind = STORED_AS.get(kind, kind)
     value = FROM_ATTR[kind](attr)
-    if kind in ("ints", "floats"):
-        fmt = str if kind == "ints" else format_float
+    if kind in ("ints", "floats", "shape"):
+        fmt = format_float if kind == "floats" else \
+            lambda v: f'"{v.expr}"' if isinstance(v, SymDim) else str(v)
         printer.print_string("[" + ", ".join(fmt(v) for v in value) + "]")
     elif kind == "float":
         printer.print_string(format_float(value))
@@ -207,6 +238,17 @@ def _parse_float(parser: Parser) -> float:
     return -float(value) if negative else float(value)
 
 
+def _parse_size(parser: Parser) -> int | SymDim:
+    pos = parser.pos
+    text = parser.parse_optional_str_literal()
+    if text is None:
+        return parser.parse_integer(allow_boolean=False)
+    try:
+        return SymDim(text)
+    except SymbolicError as exc:
+        parser.raise_error(str(exc), pos, parser.pos)
+
+
 def parse_value(parser: Parser, kind: str) -> Attribute:
     kind = STORED_AS.get(kind, kind)
     delim = Parser.Delimiter.SQUARE
@@ -221,6 +263,8 @@ def parse_value(parser: Parser, kind: str) -> Attribute:
     if kind == "ints":
         return TO_ATTR[kind](parser.parse_comma_separated_list(
             delim, lambda: parser.parse_integer(allow_boolean=False)))
+    if kind == "shape":
+        return TO_ATTR[kind](parser.parse_comma_separated_list(delim, lambda: _parse_size(parser)))
     if kind == "floats":
         return TO_ATTR[kind](parser.parse_comma_separated_list(delim, lambda: _parse_float(parser)))
     if kind == "dtype":

@@ -138,11 +138,27 @@ def _constant(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     return [TensorSpec.of(a["value"])]
 
 
+def _static_or_none(shape: Any) -> tuple[int | None, ...]:
+    """A shape attribute as a type's dims: a symbolic size is a dynamic dim."""
+    return tuple(d if isinstance(d, int) else None for d in shape)
+
+
+def _sizes(shape: Any) -> tuple[int | None, ...]:
+    dims = _static_or_none(shape)
+    check(all(d is None or d >= 0 for d in dims), f"shape {_shown(shape)} has a negative "
+          "dimension")
+    return dims
+
+
+def _shown(shape: Any) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
 @rule("shaped")
 def _shaped(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
-    check(all(d >= 0 for d in a["shape"]), f"shape {a['shape']} has a negative dimension")
+    dims = _sizes(a["shape"])
     _check_fill(a, a["dtype"])
-    return [TensorSpec(tuple(a["shape"]), a["dtype"])]
+    return [TensorSpec(dims, a["dtype"])]
 
 
 @rule("arange")
@@ -212,12 +228,13 @@ def _matrix_same(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 
 @rule("broadcast_to")
 def _broadcast_to(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
-    target = tuple(a["shape"])
+    target = _sizes(a["shape"])
     src = ins[0].shape
-    check(all(d >= 0 for d in target), f"shape {target} has a negative dimension")
-    check(len(src) <= len(target), f"cannot broadcast shape {src} to fewer dims {target}")
+    check(len(src) <= len(target), f"cannot broadcast shape {src} to fewer dims "
+          f"{_shown(a['shape'])}")
     for s, t in zip(reversed(src), reversed(target)):
-        check(s in (1, t, None), f"cannot broadcast shape {src} to {target}")
+        check(s in (1, t, None) or t is None, f"cannot broadcast shape {src} to "
+              f"{_shown(a['shape'])}")
     return [ins[0].with_(shape=target)]
 
 
@@ -259,17 +276,20 @@ def _index_like(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 
 @rule("reshape")
 def _reshape(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
-    x, shape = ins[0], list(a["shape"])
-    check(shape.count(-1) <= 1 and all(d >= -1 for d in shape),
-          f"reshape target {tuple(shape)} may hold one -1 and no other negative dim")
+    x, shape = ins[0], list(_static_or_none(a["shape"]))
+    check(shape.count(-1) <= 1 and all(d is None or d >= -1 for d in shape),
+          f"reshape target {_shown(a['shape'])} may hold one -1 and no other negative dim")
     n = size(x.shape)
-    known = math.prod(d for d in shape if d != -1)
+    if None in shape:  # a symbolic size: the element counts are checked when it runs
+        n = None
+    known = math.prod(d for d in shape if d not in (-1, None))
     if -1 in shape:
-        check(n is not None and known != 0 and n % known == 0,
-              f"cannot reshape {x.shape} to {tuple(shape)}")
+        check(n is None or (known != 0 and n % known == 0),
+              f"cannot reshape {x.shape} to {_shown(a['shape'])}")
         shape[shape.index(-1)] = n // known if n is not None else None
-    check(n is None or n == math.prod(shape), f"cannot reshape {x.shape} ({n} elements) "
-          f"to {tuple(shape)} ({math.prod(shape)} elements)")
+    if n is not None:
+        check(n == math.prod(shape), f"cannot reshape {x.shape} ({n} elements) "
+              f"to {_shown(a['shape'])} ({math.prod(shape)} elements)")
     return [x.with_(shape=tuple(shape))]
 
 

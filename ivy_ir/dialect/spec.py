@@ -22,7 +22,7 @@ GROUPED_CLASSES = frozenset({"any", "num", "real", "inexact", "float", "int", "i
 """Operand dtype classes whose operands must all share one dtype within an op."""
 TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask", "value"}
 ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense",
-                        "axis", "axes"})
+                        "axis", "axes", "shape"})
 TAGS = frozenset({"elementwise", "broadcast", "commutative", "reduction", "composite",
                   "nondiff", "repeat_axes"})
 """The flags a spec line may carry (besides `infer=` and `unsupported=`): a misspelt

@@ -60,7 +60,7 @@ func.func @kind(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %b = "ivy.reshape"(%a) <{shape = "3x2"}> : (tensor<2x3xf32>) -> tensor<3x2xf32>
   func.return %b : tensor<3x2xf32>
 }
-// CHECK: Operation does not verify: ivy.reshape: attribute 'shape' must be of kind ints
+// CHECK: Operation does not verify: ivy.reshape: attribute 'shape' must be of kind shape
 
 // -----
 
@@ -70,3 +70,12 @@ func.func @unknown(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   func.return %b : tensor<2x3xf32>
 }
 // CHECK: Operation does not verify: property 'fast' is not defined by the operation 'ivy.exp'
+
+// -----
+
+// a symbolic size may only name the dynamic dims an input declares
+func.func @undeclared(%a: tensor<?x3xf32> {ivy.dims = ["batch", ""]}) -> tensor<?xf32> {
+  %b = ivy.reshape %a {shape = ["batch * rows"]} : (tensor<?x3xf32>) -> tensor<?xf32>
+  func.return %b : tensor<?xf32>
+}
+// CHECK: size 'batch * rows' names rows, which no input's {ivy.dims} declares
