@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.dialect.types import COMPLEX, FLOATS
+from ivy_ir.dialect.types import COMPLEX, FLOATS, numpy_dtype
 
 from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, one_to_one
 from .jax_ctx import Ctx, Value
@@ -139,6 +139,35 @@ def _erfc(ctx: Ctx, x: Value, **_: Any) -> Value:
     return ctx.emit("subtract", _scalar(ctx, 1.0, x), ctx.emit("erf", x))
 
 
+def _total_order_key(ctx: Ctx, x: Value) -> Value:
+    """A float's bits as a signed integer that orders as IEEE's total order does
+    (-NaN < -inf < ... < -0.0 < +0.0 < ... < inf < NaN, NaNs by payload): the bits
+    themselves for a clear sign bit; for a set one, all bits but the sign flipped, so a
+    larger magnitude is a smaller key."""
+    width = numpy_dtype(ctx.spec(x).dtype).itemsize * 8
+    signed = f"int{width}"
+    bits = ctx.emit("bitcast", x, dtype=signed)
+    sign = ctx.emit("bitwise_right_shift", bits, ctx.const(width - 1, signed))  # 0 or -1
+    flip = ctx.emit("bitwise_and", sign, ctx.const(2 ** (width - 1) - 1, signed))
+    return ctx.emit("bitwise_xor", bits, flip)
+
+
+def _total_order(op: str) -> Rule:
+    """lt_to / le_to / eq_to (searchsorted, digitize, histogram): floats through their
+    total order keys (which order -0.0 before +0.0 and NaNs by sign and payload, as the
+    IR's comparisons do not); integers compare as they are, bools as 0 and 1."""
+    def rule(ctx: Ctx, x: Value, y: Value, **_: Any) -> Value:
+        k = kind(ctx.spec(x).dtype)
+        if k == "complex":
+            raise Unmapped("complex operands")
+        if k == "float":
+            x, y = _total_order_key(ctx, x), _total_order_key(ctx, y)
+        elif k == "bool":
+            x, y = ctx.cast(x, "int8"), ctx.cast(y, "int8")
+        return ctx.emit(op, x, y)
+    return rule
+
+
 def _convert(ctx: Ctx, x: Value, **_: Any) -> Value:
     return ctx.cast(x, ctx.out.dtype)
 
@@ -203,5 +232,11 @@ MATH: dict[str, Rule] = {
     "reduce_precision": _reduce_precision,
     "select_n": _select_n,
     "clamp": _clamp,
+    "lt_to": _total_order("less"),
+    "le_to": _total_order("less_equal"),
+    "eq_to": _total_order("equal"),
+    # composites (no one-to-one entry): the registry ops of the same meaning
+    "cbrt": _op("cbrt"),
+    "population_count": _op("population_count"),
 }
 """Elementwise lax primitive name -> rule."""

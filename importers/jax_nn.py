@@ -222,21 +222,29 @@ def _identity(ctx: Ctx, kind: str, x: Value) -> np.ndarray:
 
 
 def _sort(ctx: Ctx, *ins: Value, dimension: int, num_keys: int, **_: Any) -> list[Value]:
-    """sort orders every operand by the first (num_keys=1, stable): the keys sort, an
-    iota along the axis becomes argsort, any other operand is gathered by it."""
-    axis, n_keys = dimension, num_keys
-    if n_keys != 1:
-        raise Unmapped("sort with several keys")
-    keys = ins[0]
-    outs: list[Value] = [ctx.emit("sort", keys, axis=axis)]
-    if len(ins) > 1:
-        order = ctx.emit("argsort", keys, axis=axis)
-        for i, other in enumerate(ins[1:], start=1):
-            dtype = ctx.outs[i].dtype
-            if _is_iota(ctx, other, axis):
-                outs.append(ctx.cast(order, dtype))
-            else:
-                outs.append(ctx.emit("take_along_axis", other, order, axis=axis))
+    """sort orders every operand by the first `num_keys` ones, compared lexicographically
+    (stable; lax puts -0.0 with +0.0 and NaNs last, as the IR's sort does). One key
+    sorts itself; the order of several comes from stable argsorts, from the least
+    significant key to the most, each of a key gathered in the order found so far. An
+    iota along the axis becomes the order itself (argsort), any other operand is
+    gathered by it. The IR sorts no bools: bool keys sort as uint8."""
+    axis = dimension
+    keys = [ctx.cast(k, "uint8") if ctx.spec(k).dtype == "bool" else k for k in ins[:num_keys]]
+    outs: list[Value] = []
+    if num_keys == 1:
+        outs.append(ctx.cast(ctx.emit("sort", keys[0], axis=axis), ctx.outs[0].dtype))
+        if len(ins) == 1:
+            return outs
+    order = ctx.emit("argsort", keys[-1], axis=axis)
+    for key in reversed(keys[:-1]):
+        step = ctx.emit("argsort", ctx.emit("take_along_axis", key, order, axis=axis),
+                        axis=axis)
+        order = ctx.emit("take_along_axis", order, step, axis=axis)
+    for i, other in enumerate(ins[len(outs):], start=len(outs)):
+        if _is_iota(ctx, other, axis):
+            outs.append(ctx.cast(order, ctx.outs[i].dtype))
+        else:
+            outs.append(ctx.emit("take_along_axis", other, order, axis=axis))
     return outs
 
 

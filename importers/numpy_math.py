@@ -38,10 +38,12 @@ ONE_TO_ONE: dict[str, str] = one_to_one(
              "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
              "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
              "bitwise_right_shift": "right_shift", "pow": "power", "round": "rint",
-             "erf": None, "rsqrt": None,  # NumPy has no erf or rsqrt ufunc
+             # NumPy has no ufunc of these
+             "erf": None, "rsqrt": None, "lgamma": None, "digamma": None, "bessel_i0e": None,
              # functions, not ufuncs (numpy_fft.py); conjugate: a rule below
              "real": None, "imag": None, "conj": None},
-    aliases={"fabs": "abs", "float_power": "pow", "matmul": "matmul", "vecdot": "vecdot"})
+    aliases={"fabs": "abs", "float_power": "pow", "matmul": "matmul", "vecdot": "vecdot",
+             "cbrt": "cbrt"})
 """Ufunc name -> the registry op of the same meaning."""
 LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor", "logical_not"})
 """NumPy's logical ufuncs take any dtype and test it for non-zero."""
@@ -103,6 +105,12 @@ def _vecmat(c: Call, v: SSAValue, m: SSAValue) -> list[SSAValue]:
     return [c.emit("squeeze", c.emit("matmul", row, m), axis=[-2])]
 
 
+def _bitwise_count(c: Call, x: SSAValue) -> list[SSAValue]:
+    # the bits of |x| (the caller casts the count to the loop's uint8)
+    signed = numpy_dtype(spec_of(x).dtype).kind == "i"
+    return [c.emit("population_count", c.emit("abs", x) if signed else x)]
+
+
 UFUNCS: dict[str, Rule] = {
     **dict.fromkeys(ONE_TO_ONE, _one_to_one),
     "positive": _same,
@@ -110,6 +118,7 @@ UFUNCS: dict[str, Rule] = {
     "divmod": _divmod,
     "matvec": _matvec,
     "vecmat": _vecmat,
+    "bitwise_count": _bitwise_count,
 }
 """Ufunc name (`ufunc.__name__`) -> its rule."""
 

@@ -220,5 +220,7 @@ MATH: dict[str, Rule] = {
                     lambda c, x, y, *, adj_x=False, adj_y=False, **_:
                         _matmul(c, x, y, adj_x, adj_y)),
     "Einsum": _einsum,
+    # TF counts the bits in uint8
+    "PopulationCount": lambda c, x, **_: c.cast(c.emit("population_count", x), "uint8"),
 }
 """TF raw op -> rule: elementwise math, activations, selection and matrix products."""

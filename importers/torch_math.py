@@ -34,10 +34,15 @@ ACTIVATION_OPS = frozenset(op for op in ELEMENTWISE & COMPOSITE
 
 UNARY = one_to_one(
     UNARY_OPS - ROUNDING_OPS,
-    renamed={"negative": "neg", "bitwise_invert": None},  # bitwise_not: a rule below
+    # bitwise_not and digamma: rules below
+    renamed={"negative": "neg", "bitwise_invert": None, "bessel_i0e": "special_i0e",
+             "digamma": None},
     aliases={"negative": "negative", "sgn": "sign", "arcsin": "asin", "arccos": "acos",
-             "arctan": "atan", "_conj": "conj", "conj_physical": "conj"})
-ACTIVATIONS = one_to_one(ACTIVATION_OPS, renamed={"hard_sigmoid": "hardsigmoid"},
+             "arctan": "atan", "_conj": "conj", "conj_physical": "conj",
+             "special_gammaln": "lgamma"})
+ACTIVATIONS = one_to_one(ACTIVATION_OPS, renamed={"hard_sigmoid": "hardsigmoid",
+                                                  # ATen has neither
+                                                  "cbrt": None, "population_count": None},
                          aliases={"special_expit": "sigmoid"})
 ROUNDING = one_to_one(ROUNDING_OPS, renamed={"round": "round.default"},  # not round.decimals
                       aliases={"fix": "trunc"})
@@ -81,6 +86,14 @@ def _scaled(c: Ctx, y: Any, alpha: Any, dtype: str) -> Any:
     if alpha == 1:
         return y
     return c.emit("multiply", c.tensor(y, dtype), c.const(alpha, dtype))
+
+
+def _digamma(c: Ctx, x: SSAValue) -> SSAValue:
+    # torch's pole at 0 is signed, -1/x (-inf at +0, +inf at -0); the registry's is NaN
+    x = c.float_in(x)
+    dtype = spec_of(x).dtype
+    pole = c.emit("divide", c.const(-1.0, dtype), x)
+    return c.emit("where", c.emit("equal", x, c.const(0.0, dtype)), pole, c.emit("digamma", x))
 
 
 def _add_sub(op: str, reverse: bool = False) -> Rule:
@@ -241,6 +254,7 @@ MATH: dict[str, Rule] = {
     **{k: _binary(v) for k, v in BINARY.items()},
     **{k: _logical(v) for k, v in LOGICAL.items()},
     "bitwise_not": lambda c, x: c.emit("bitwise_invert", x),
+    **dict.fromkeys(("digamma", "special_digamma", "special_psi"), _digamma),
     "add": _add_sub("add"),
     "sub": _add_sub("subtract"),
     "subtract": _add_sub("subtract"),

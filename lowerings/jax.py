@@ -119,11 +119,15 @@ def _scatter(method: str) -> Rule:
 
 
 JAX_RULES: dict[str, Rule] = {
-    **elementwise_calls("jnp", {"rsqrt": "lax.rsqrt", "erf": "jax.scipy.special.erf"}),
+    **elementwise_calls("jnp", {"rsqrt": "lax.rsqrt", "erf": "jax.scipy.special.erf",
+                                "lgamma": "lax.lgamma", "digamma": "lax.digamma",
+                                "bessel_i0e": "lax.bessel_i0e"}),
     **NUMPY_API_RULES,
     "broadcast_to": "jnp.broadcast_to({x}, {shape})",
     "bitcast": "lax.bitcast_convert_type({x}, {dtype})",
     "erfinv": "lax.erf_inv({x})",
+    "cbrt": "lax.cbrt({x})",
+    "population_count": "lax.population_count({x})",
     # complex numbers and the transforms (jnp.fft spells them as np.fft does)
     "complex": "lax.complex(*jnp.broadcast_arrays({re}, {im}))",
     **FFT_API_RULES,

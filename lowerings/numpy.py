@@ -26,7 +26,8 @@ TARGET = Target(
     imports="import math\n\nimport numpy as np\n",
     # the ufunc calls (they take out=)
     inplace_ops=frozenset(native_names(PLAIN_ELEMENTWISE, NAMES)),
-    fresh_ops=frozenset({"astype", "where", "erf", "rsqrt"}),
+    fresh_ops=frozenset({"astype", "where", "erf", "rsqrt", "cbrt", "lgamma", "digamma",
+                         "bessel_i0e", "population_count"}),
     view_ops=frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "flip", "split",
                         "bitcast"}))
 

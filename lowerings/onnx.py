@@ -54,6 +54,8 @@ REFUSED: dict[str, str] = {
     "random_uniform": "ONNX's random operators cannot reproduce the key's stream",
     "random_normal": "ONNX's random operators cannot reproduce the key's stream",
     "nextafter": "ONNX has no operator stepping a float by one unit in the last place",
+    **dict.fromkeys(("lgamma", "digamma", "bessel_i0e"),
+                    "ONNX has no gamma, digamma or Bessel function operator"),
     **dict.fromkeys(("complex", "fftn", "rfft", "irfft"),
                     "onnxruntime has no complex tensors (ONNX's DFT holds a complex signal as "
                     "real (re, im) pairs, a form the IR's complex values are not exported in)"),
@@ -110,13 +112,13 @@ def refusal(op: IvyOp) -> str | None:
         return "the nuclear and spectral norms need an SVD, which ONNX lacks"
     if name == "max_pool" and dtypes & {"int64", "uint64"}:
         return "onnxruntime pools 64-bit integers only through float64, inexact past 2**53"
-    static = name in STATIC or (name in ("conv", "conv_transpose", "avg_pool")
-                                and "float64" in dtypes)
     symbolic = [str(d) for a in op.SPEC.attrs if a.kind == "shape"
                 for d in op.attr_values().get(a.name) or () if isinstance(d, SymDim)]
     if symbolic:
         return (f"symbolic sizes ({', '.join(symbolic)}) are not exported yet: the numpy, "
                 "jax, torch and tensorflow targets run them")
+    static = name in STATIC or (name in ("conv", "conv_transpose", "avg_pool")
+                                and "float64" in dtypes)
     if static and any(None in s.shape for s in specs):
         return "the export needs static sizes here, and a size is dynamic"
     return None

@@ -15,7 +15,7 @@ from ivy_ir.core.rules import reshape_target
 from ivy_ir.dialect.types import numpy_dtype
 
 from .onnx_graph import OnnxContext
-from .onnx_math import OnnxRule, all_axes
+from .onnx_math import FLOATS, OnnxRule, all_axes
 
 INT64_MIN = np.iinfo(np.int64).min
 
@@ -207,11 +207,25 @@ def _axis_length(c: OnnxContext) -> str:
 
 
 def _sort(indices: bool) -> OnnxRule:
-    """TopK over the whole axis: ties keep their order both ways, as the stable sort."""
+    """TopK over the whole axis: ties keep their order both ways, as the stable sort.
+    onnxruntime's TopK misplaces NaN (every comparison with it is false), so floats sort
+    with NaN as +inf, and a second TopK on the NaN flags (ties kept) moves the NaNs
+    last, or first when descending, where the IR's sort puts them."""
     def rule(c: OnnxContext) -> str:
         if c.x_type.rank == 0:
             return c.b.const(np.zeros((), np.int64)) if indices else c.node("Identity", [c.x])
-        return _topk(c, _axis_length(c), c.attrs["descending"])[int(indices)]
+        descending, length = c.attrs["descending"], _axis_length(c)
+        if c.x_type.dtype not in FLOATS:
+            return _topk(c, length, descending)[int(indices)]
+        axis, nan = c.attrs["axis"], c.node("IsNaN", [c.x])
+        tamed = c.node("Where", [nan, c.scalar(np.inf), c.x])
+        order = c.node("TopK", [tamed, length], 2, axis=axis, largest=int(descending),
+                       sorted=1)[1]
+        flags = c.node("GatherElements", [c.b.cast(nan, "int32"), order], axis=axis)
+        last = c.node("TopK", [flags, length], 2, axis=axis, largest=int(descending),
+                      sorted=1)[1]
+        order = c.node("GatherElements", [order, last], axis=axis)
+        return order if indices else c.node("GatherElements", [c.x, order], axis=axis)
     return rule
 
 

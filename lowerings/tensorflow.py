@@ -84,6 +84,16 @@ def _widened(rule: Rule, narrow: frozenset[str] = NARROW) -> Rule:
     return widened
 
 
+def _float32_for_bfloat16(fn: str) -> Rule:
+    """TF has no bfloat16 kernel of these: computed in float32, rounded back once."""
+    def rule(c: OpContext) -> str:
+        x = c.args["x"]
+        if c.out.dtype != "bfloat16":
+            return f"{fn}({x})"
+        return f"tf.cast({fn}(tf.cast({x}, tf.float32)), tf.bfloat16)"
+    return rule
+
+
 def _scalar(value: float, dtype: str) -> str:
     """A literal TF converts to `dtype` (it will not turn 2.0 into an integer tensor);
     truncated toward zero like NumPy's astype."""
@@ -275,6 +285,9 @@ TF_RULES: dict[str, Rule] = {
     "log10": "tf.math.log({x}) / tf.math.log(tf.constant(10, {x}.dtype))",
     "trunc": "tf.where({x} < 0, tf.math.ceil({x}), tf.math.floor({x}))",
     "bitwise_invert": _bitwise("tf.bitwise.invert", "tf.math.logical_not"),
+    **{op: _float32_for_bfloat16(f"tf.math.{op}") for op in ("lgamma", "digamma", "bessel_i0e")},
+    # TF's own kernel counts in uint8 (tf.raw_ops: tf.bitwise has no wrapper of it)
+    "population_count": "tf.cast(tf.raw_ops.PopulationCount(x={x}), {out_dtype})",
     "astype": "tf.cast({x}, {dtype})",
     "bitcast": "tf.bitcast({x}, {dtype})",
     "broadcast_to": "tf.broadcast_to({x}, {shape})",

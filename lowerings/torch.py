@@ -45,7 +45,7 @@ from .torch_semantics import SEMANTIC_RULES, WIDENING
 
 NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
          "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax",
-         "sign": "sgn", "conj": None, "imag": None}
+         "sign": "sgn", "conj": None, "imag": None, "bessel_i0e": "torch.special.i0e"}
 """Where torch's name differs from the registry's (comparisons by their ATen names;
 `sgn`, which is `sign` on real tensors, also takes complex ones: z / |z|; `conj` and
 `imag` have rules in `torch_fft.py`)."""

@@ -52,6 +52,8 @@ SEMANTIC_RULES: dict[str, Rule] = {
     "floor_divide": _by_zero("torch.floor_divide", "torch.floor_divide"),
     "remainder": _by_zero("torch.remainder", "float_remainder"),
     "sign": _sign,
+    # NaN at +-0 (torch: -+inf) and accurate near the negative poles: `torch_kernels.py`
+    "digamma": "digamma({x})",
     "all": _logical_reduce("torch.all"),
     "any": _logical_reduce("torch.any"),
 }

@@ -19,6 +19,7 @@ import op_refs_linalg  # noqa: F401
 import op_refs_nn  # noqa: F401
 import op_refs_recurrent  # noqa: F401
 import op_refs_shape  # noqa: F401
+import op_refs_special  # noqa: F401
 from op_refs_common import CASES
 
 import ivy.ops as F

@@ -191,6 +191,8 @@ _FIX: dict[str, Any] = {
     "log2": _domain(0.2, 4.0), "log10": _domain(0.2, 4.0), "acosh": _domain(1.2, 4.0),
     "atanh": _domain(0.05, 0.9, True), "asin": _domain(0.05, 0.9, True),
     "erfinv": _domain(0.05, 0.9, True),
+    # between the poles -1 and 0, and above 0
+    "lgamma": _domain(0.3, 0.9, True), "digamma": _domain(0.3, 0.9, True),
     "acos": _domain(0.05, 0.9, True), "log1p": _domain(0.05, 0.9, True),
     "tan": _domain(0.05, 1.2, True), "pow": _pow, "remainder": _remainder,
     "maximum": _max_min, "minimum": _max_min, "clip": _clip, "softplus": _softplus,

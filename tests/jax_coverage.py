@@ -48,15 +48,6 @@ time (every example is compiled once, so compiling is most of the test's time)."
 PRNG = "JAX PRNG"
 GAPS: dict[str, str] = {
     "random_gamma": f"{PRNG}: a per-element rejection loop over keys, no registry op",
-    "lgamma": "no rule, and no registry op of that meaning (`random.poisson`)",
-    "dynamic_update_slice": "only `jnp.intersect1d`/`setxor1d` reach it, which fail on a "
-                            "sort with several keys (tests/test_import_jax_windows.py runs it)",
-    "sort": "sort with several keys (`jnp.lexsort`, `intersect1d`, `setxor1d`) or of bool "
-            "(`jnp.extract`, `jnp.compress`)",
-    **dict.fromkeys(("le_to", "lt_to"), "no rule: comparison in IEEE total order (NaN and "
-                    "-0.0 ordered), which the IR's compare ops are not"),
-    **dict.fromkeys(("cbrt", "population_count", "bessel_i0e"),
-                    "no rule, and no registry op of that meaning"),
     "eig": "no rule: a general (non-symmetric) eigendecomposition has no registry op",
     "pad": "only `jnp.roots` reaches it (a complex padding), which fails on `eig`",
     "scaled_matmul_wrapper": "cuDNN block-scaled matmul: JAX has no CPU lowering of it either",

@@ -1,13 +1,14 @@
 """References for the bit-level ops: `bitcast` (NumPy's `view`), `erfinv` (SciPy's, in
-float64), `nextafter` (NumPy's, in the operands' dtype) and `threefry2x32` (JAX's own
-primitive, which the op promises to equal bit for bit)."""
+float64), `nextafter` (NumPy's, in the operands' dtype), `threefry2x32` (JAX's own
+primitive, which the op promises to equal bit for bit) and `population_count` (Python's
+`int.bit_count` of each value's two's-complement bits)."""
 
 from __future__ import annotations
 
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from op_refs_common import FLOAT, arr, bshapes, case, f64, like, pick, shape
+from op_refs_common import FLOAT, INT, arr, bshapes, case, f64, like, pick, shape
 
 SAME_WIDTH = [("float32", "int32"), ("float32", "uint32"), ("int32", "float32"),
               ("uint32", "float32"), ("float64", "int64"), ("int64", "float64"),
@@ -42,6 +43,19 @@ def _nextafter(d):
     return [x, y], {}
 
 
+def _counted(d):
+    dtype = pick(d, INT)
+    info = np.iinfo(dtype)
+    x = d.draw(hnp.arrays(dtype, shape(d), elements=st.integers(int(info.min), int(info.max))))
+    return [x], {}
+
+
+def _population_count_ref(x):
+    width = 8 * x.dtype.itemsize
+    return np.array([(int(v) % 2**width).bit_count() for v in x.flat],
+                    dtype=x.dtype).reshape(x.shape)
+
+
 def _words(d):
     words = st.integers(0, 2**32 - 1)
     return [d.draw(hnp.arrays(np.uint32, s, elements=words)) for s in bshapes(d, 4)], {}
@@ -57,6 +71,7 @@ case("bitcast", _bitcast, lambda x, dtype: x.view(dtype))
 # float32: Giles' polynomial as XLA and the decomposition compute it, within a few ulp
 case("erfinv", _erfinv, _erfinv_ref, tol={"float32": (2e-6, 1e-7), "float64": (1e-9, 1e-12)})
 case("threefry2x32", _words, _threefry_ref)
+case("population_count", _counted, _population_count_ref)
 # in the operands' own dtype (float64 arithmetic would step by a float64 ulp); exact but
 # for subnormal results, which XLA flushes to zero
 case("nextafter", _nextafter, lambda x, y: np.nextafter(x, y),

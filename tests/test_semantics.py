@@ -81,6 +81,17 @@ CASES: dict[str, tuple[str, list[np.ndarray], dict[str, Any], np.ndarray]] = {
     "erf(+-inf) and erf of huge float64": (
         "erf", [f64(inf, -inf, 1e200, -1.7e308, nan)], {}, f64(1, -1, 1, -1, nan)),
     "erf(+-inf) in float32": ("erf", [f32(inf, -inf, nan)], {}, f32(1, -1, nan)),
+    "lgamma at the poles and -inf is +inf": (
+        "lgamma", [f32(0, -0.0, -1, -2, -inf, inf, nan)], {},
+        f32(inf, inf, inf, inf, inf, inf, nan)),
+    "digamma at the poles and -inf is NaN": (
+        "digamma", [f64(0, -0.0, -1, -7, -inf, inf, nan)], {},
+        f64(nan, nan, nan, nan, nan, inf, nan)),
+    "cbrt of negatives, zeros and infinities": (
+        "cbrt", [f32(-27, -0.0, 0, -inf, inf, nan, 0.125)], {},
+        f32(-3, -0.0, 0, -inf, inf, nan, 0.5)),
+    "population_count counts the two's-complement bits": (
+        "population_count", [i32(-1, I32_MIN, 0, 7)], {}, i32(32, 1, 0, 3)),
     "softmax of a slice holding NaN is NaN": (
         "softmax", [f32(nan, 1, 2)], {"axis": 0}, f32(nan, nan, nan)),
     "softmax of a slice holding +inf is NaN": (

@@ -119,6 +119,22 @@ def _axes(axis, rank):
     return tuple(range(rank)) if axis is None else tuple(axis)
 
 
+@decomposition("cbrt")
+def cbrt(x):
+    """|x| ** (1/3) is off by up to ln|x| ulp (the exponent is 1/3 rounded): one Newton
+    step, y = (2y + |x| / y^2) / 3, brings it to an ulp or two (y^2 cannot overflow
+    where y^3 would). 0, inf and NaN are their own roots and skip the step; x's sign
+    goes back on last, a zero keeping its own. Half-precision floats compute in float32
+    (rounded once at the end, not at each step of the refinement)."""
+    if x.dtype in ("float16", "bfloat16"):
+        return F.astype(cbrt(F.astype(x, dtype="float32")), dtype=x.dtype)
+    a = F.abs(x)
+    y = F.pow(a, 1 / 3)
+    step = F.divide(F.add(F.multiply(y, 2), F.divide(a, F.multiply(y, y))), 3)
+    y = F.where(F.logical_and(F.isfinite(a), F.greater(a, 0)), step, y)
+    return F.where(F.equal(a, 0), x, F.where(F.less(x, 0), F.negative(y), y))
+
+
 @decomposition("linear")
 def linear(x, weight, bias):  # x @ W^T + b
     y = F.matmul(x, F.permute_dims(weight, axes=[1, 0]))

@@ -1,15 +1,17 @@
-"""Decompositions of the bit-level composites: JAX's Threefry-2x32 hash and `erfinv`.
+"""Decompositions of the bit-level composites: JAX's Threefry-2x32 hash, `erfinv` and
+`population_count`.
 
-Both are written once here over registry ops, so every target that has no kernel of
-its own (NumPy, torch, TensorFlow, ONNX) computes them the same way; JAX lowers them to
-its own primitives. Threefry is exact uint32 arithmetic, so a target that runs the
-decomposition gives JAX's bits exactly.
+Each is written once here over registry ops, so every target that has no kernel of
+its own (NumPy, torch, TensorFlow, ONNX) computes it the same way; JAX lowers them to
+its own primitives. Threefry and the bit count are exact integer arithmetic, so a
+target that runs the decomposition gives JAX's bits exactly.
 """
 
 from __future__ import annotations
 
 import math
 
+from ..dialect.types import numpy_dtype
 from .tracer import OPS as F
 
 ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
@@ -67,5 +69,43 @@ def erfinv(x):
     return F.where(F.equal(x, 1.0), math.inf, F.where(F.equal(x, -1.0), -math.inf, y))
 
 
-BITS = {"threefry2x32": threefry2x32, "erfinv": erfinv}
+_PAIRS, _QUADS, _BYTES = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F
+"""The SWAR masks (bit pairs, nibbles, bytes), cut to the working width by `_mask`."""
+
+
+def _mask(pattern: int, width: int) -> int:
+    """`pattern`'s low width - 1 bits: a non-negative constant of the signed dtype."""
+    return pattern & ((1 << (width - 1)) - 1)
+
+
+def population_count(x):
+    """The classic SWAR count (pairs, nibbles, then bytes summed by shifts), run on a
+    non-negative signed value so that no sum overflows and every target's right shift
+    (arithmetic on signed values) is a logical one: 8- and 16-bit values as their bits
+    in int32; 32- and 64-bit ones with the sign bit cleared and counted apart."""
+    width = numpy_dtype(x.dtype).itemsize * 8
+    if width <= 16:
+        work, top = "int32", None
+        v = F.bitwise_and(F.astype(x, dtype=work), (1 << width) - 1)
+    else:
+        work = f"int{width}"
+        signed = x if x.dtype == work else F.bitcast(x, dtype=work)
+        top = F.astype(F.less(signed, 0), dtype=work)
+        v = F.bitwise_and(signed, (1 << (width - 1)) - 1)
+    bits = 32 if work == "int32" else 64
+    v = F.subtract(v, F.bitwise_and(F.bitwise_right_shift(v, 1), _mask(_PAIRS, bits)))
+    quads = _mask(_QUADS, bits)
+    v = F.add(F.bitwise_and(v, quads), F.bitwise_and(F.bitwise_right_shift(v, 2), quads))
+    v = F.bitwise_and(F.add(v, F.bitwise_right_shift(v, 4)), _mask(_BYTES, bits))
+    shift = 8
+    while shift < bits:  # each byte holds at most 8: the low byte collects the total
+        v = F.add(v, F.bitwise_right_shift(v, shift))
+        shift *= 2
+    v = F.bitwise_and(v, 0x7F)
+    if top is not None:
+        v = F.add(v, top)
+    return F.astype(v, dtype=x.dtype)
+
+
+BITS = {"threefry2x32": threefry2x32, "erfinv": erfinv, "population_count": population_count}
 """These decompositions by op (`decompose.py` registers them)."""

@@ -15,6 +15,7 @@ from . import reference_control as C
 from . import reference_kernels as K
 from . import reference_nn_kernels as NN
 from . import reference_recurrent as R
+from . import reference_special as S
 from . import resample
 from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, pad_rule, reduce_call, slice_rule, solve
 from .numpy_fft import FFT_API_RULES
@@ -45,14 +46,39 @@ def _cast(call: str) -> str:
     return f"{call}.astype({{out_dtype}}, copy=False)"
 
 
-NAMES = {"rsqrt": None, "erf": None, "real": None, "imag": None}
+NAMES = {"rsqrt": None, "erf": None, "real": None, "imag": None, "lgamma": None,
+         "digamma": None, "bessel_i0e": None}
 """Plain elementwise ops NumPy has no ufunc for (rules below)."""
+
+
+def _population_count(c: OpContext) -> str:
+    """np.bitwise_count counts the bits of |x| (in uint8): of the unsigned view, the
+    two's-complement bits, counted in x's dtype as lax does."""
+    bits = 8 * numpy_dtype(c.out.dtype).itemsize
+    return f"np.bitwise_count({c.args['x']}.view(np.uint{bits})).astype(" \
+        f"{c.target.dtype(c.out.dtype)})"
+
+
+def _cbrt(c: OpContext) -> str:
+    """Through float64 below it: NumPy's float32 kernel is an ulp off (-27 -> -2.9999998)."""
+    x = c.args["x"]
+    if c.out.dtype == "float64":
+        return f"np.cbrt({x})"
+    return f"np.cbrt({x}.astype(np.float64)).astype({c.target.dtype(c.out.dtype)})"
+
 
 NUMPY_RULES: dict[str, Rule] = {
     **elementwise_calls("np", NAMES),
     **NUMPY_API_RULES,
     "rsqrt": "np.reciprocal(np.sqrt({x}))",
     "erf": "erf({x})",
+    # float64 kernels (reference_special.py), cast back
+    "lgamma": "lgamma({x})",
+    "digamma": "digamma({x})",
+    "bessel_i0e": "bessel_i0e({x})",
+    # composites NumPy has a kernel for
+    "cbrt": _cbrt,
+    "population_count": _population_count,
     # arrays of their own: np.real gives a view of x (x itself when it is real)
     "real": "np.real({x}).copy()",
     "imag": "np.imag({x}).copy()",
@@ -122,6 +148,6 @@ def numpy_dtype_spelling(name: str) -> str:
 
 
 REFERENCE = RuleTable(name="numpy", rules=NUMPY_RULES, dtype=numpy_dtype_spelling,
-                      namespace="np", helpers=collect_helpers(K, NN, R, resample, C),
+                      namespace="np", helpers=collect_helpers(K, NN, R, resample, C, S),
                       scalar="np.asarray({})")
 """The NumPy rule table: the NumPy lowering's rules, and what the evaluator runs."""

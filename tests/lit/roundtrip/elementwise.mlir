@@ -124,6 +124,22 @@ builtin.module {
     %1 = ivy.erfinv %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %1 : tensor<2x3xf32>
   }
+  func.func @cbrt(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.cbrt %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
+  func.func @lgamma(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.lgamma %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
+  func.func @digamma(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.digamma %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
+  func.func @bessel_i0e(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.bessel_i0e %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
   func.func @floor(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
     %1 = ivy.floor %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %1 : tensor<2x3xf32>
@@ -158,6 +174,10 @@ builtin.module {
   }
   func.func @bitwise_invert(%0: tensor<2x3xi32>) -> tensor<2x3xi32> {
     %1 = ivy.bitwise_invert %0 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+    func.return %1 : tensor<2x3xi32>
+  }
+  func.func @population_count(%0: tensor<2x3xi32>) -> tensor<2x3xi32> {
+    %1 = ivy.population_count %0 : (tensor<2x3xi32>) -> tensor<2x3xi32>
     func.return %1 : tensor<2x3xi32>
   }
   func.func @add(%0: tensor<2x3xf32>, %1: tensor<3xf32>) -> tensor<2x3xf32> {
@@ -390,6 +410,22 @@ builtin.module {
 // CHECK-NEXT: %1 = ivy.erfinv %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @cbrt(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.cbrt %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @lgamma(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.lgamma %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @digamma(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.digamma %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @bessel_i0e(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.bessel_i0e %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @floor(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT: %1 = ivy.floor %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
@@ -424,6 +460,10 @@ builtin.module {
 // CHECK-NEXT: }
 // CHECK-LABEL: func.func @bitwise_invert(%0: tensor<2x3xi32>) -> tensor<2x3xi32> {
 // CHECK-NEXT: %1 = ivy.bitwise_invert %0 : (tensor<2x3xi32>) -> tensor<2x3xi32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xi32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @population_count(%0: tensor<2x3xi32>) -> tensor<2x3xi32> {
+// CHECK-NEXT: %1 = ivy.population_count %0 : (tensor<2x3xi32>) -> tensor<2x3xi32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xi32>
 // CHECK-NEXT: }
 // CHECK-LABEL: func.func @add(%0: tensor<2x3xf32>, %1: tensor<3xf32>) -> tensor<2x3xf32> {
@@ -564,6 +604,10 @@ builtin.module {
 // GENERIC: %1 = "ivy.atanh"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.erf"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.erfinv"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.cbrt"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.lgamma"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.digamma"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.bessel_i0e"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.floor"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.ceil"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.round"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -573,6 +617,7 @@ builtin.module {
 // GENERIC: %1 = "ivy.isfinite"(%0) : (tensor<2x3xf32>) -> tensor<2x3xi1>
 // GENERIC: %1 = "ivy.logical_not"(%0) : (tensor<2x3xi1>) -> tensor<2x3xi1>
 // GENERIC: %1 = "ivy.bitwise_invert"(%0) : (tensor<2x3xi32>) -> tensor<2x3xi32>
+// GENERIC: %1 = "ivy.population_count"(%0) : (tensor<2x3xi32>) -> tensor<2x3xi32>
 // GENERIC: %2 = "ivy.add"(%0, %1) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
 // GENERIC: %2 = "ivy.subtract"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %2 = "ivy.multiply"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
