@@ -32,7 +32,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from ivy_ir.core.errors import UnsupportedOpsError
 from ivy_ir.core.graph import Graph
 from ivy_ir.core.locations import identifier
-from ivy_ir.core.module import UPDATE, Module
+from ivy_ir.core.module import DIMS, UPDATE, Module
 from ivy_ir.core.resample import resample_taps
 from ivy_ir.core.rules import PLAIN_ELEMENTWISE
 from ivy_ir.dialect import SPECS, TensorSpec
@@ -137,12 +137,18 @@ class ImportBuilder:
     """Builds one entry function from a source program, op by op."""
 
     def __init__(self, framework: str, inputs: Sequence[TensorSpec],
-                 input_names: Sequence[str] = ()):
+                 input_names: Sequence[str] = (),
+                 dims: Sequence[Sequence[str | None]] = ()):
+        """`dims`: per input, the names of its dynamic dims (None for a static dim)."""
         self.framework = framework
         self.block = Block(arg_types=[s.to_xdsl() for s in inputs])
         for arg, name in zip(self.block.args, input_names):
             arg.name_hint = identifier(name)
         self.graph = Graph(self.block, location=UnknownLoc())
+        for i, names in enumerate(dims):
+            if any(names):
+                self.graph.param_attrs[i] = DictionaryAttr({DIMS: ArrayAttr(
+                    [StringAttr(n or "") for n in names])})
         self.missing: dict[str, list[str]] = {}
 
     @property

@@ -1,5 +1,5 @@
 """The PyTorch importer: `torch.export` captures the program, one walker maps its ATen
-graph onto the ivy dialect through `TABLE` (ATen op -> `importers.common.Rule`).
+graph onto the ivy dialect through `torch_table.TABLE` (ATen op -> `importers.common.Rule`).
 
 Functions and `nn.Module`s both go through `torch.export.export` (static shapes, the
 module in whatever train/eval mode it is in): a function is wrapped in a small module
@@ -16,7 +16,7 @@ The rules live in one module per op family (`torch_math`: elementwise math and
 activations, `torch_reduce`, `torch_shape`, `torch_index`, `torch_nn`, `torch_recurrent`:
 LSTM/GRU/RNN as scans, `torch_segment`: bags and scatter-reductions, `torch_grad`:
 backward kernels, `torch_random`, `torch_linalg`: factorizations, `torch_fft`: complex
-numbers and FFTs), each exposing its table; `TABLE` joins them here.
+numbers and FFTs), each exposing its table; `torch_table.TABLE` joins them.
 Rules see the node through `torch_ctx.Ctx` (the torch `ImportContext`); capturing with
 `torch.export` is `torch_capture`'s. Higher-order ops (`torch.cond`, `torch.while_loop`,
 scan) are not table entries: the walker walks their body graphs into region ops
@@ -42,11 +42,9 @@ from ivy_ir.dialect.ops import AttrError
 
 from .common import (
     ImportBuilder,
-    Rule,
     Unmapped,
     location,
     location_str,
-    merge_tables,
     spec_of,
 )
 from .torch_cache import cache_step
@@ -57,53 +55,31 @@ from .torch_capture import (
     check_exported,
     export,
     input_names,
-    quiet,
     to_torch,
     user_frame,
 )
 from .torch_control import ControlFlow
 from .torch_ctx import Ctx, DataDependent, meta_spec, to_numpy
-from .torch_fft import FFT
-from .torch_grad import GRAD
-from .torch_index import INDEX
-from .torch_linalg import LINALG
+from .torch_dims import DimNames, export_shapes, requested, widened
 from .torch_loops import LoopRewriter
-from .torch_math import ACTIVATIONS, BINARY, LOGICAL, MATH, ROUNDING, UNARY
-from .torch_nn import NN
-from .torch_random import RANDOM
-from .torch_recurrent import RECURRENT
-from .torch_reduce import REDUCE
-from .torch_segment import SEGMENT
-from .torch_shape import SHAPE
+from .torch_table import SKIPPED, lookup, normalize, packet
 
-TABLE = merge_tables(MATH, REDUCE, SHAPE, INDEX, NN, RECURRENT, SEGMENT, GRAD, RANDOM, LINALG,
-                     FFT)
-"""ATen op (packet name, or `packet.overload` where overloads differ) -> rule."""
-ONE_TO_ONE: dict[str, str] = {**UNARY, **ACTIVATIONS, **ROUNDING, **BINARY, **LOGICAL}
-"""The ATen ops with one registry op of the same meaning (ATen name -> registry op),
-built from the registry's op sets with `importers.common.one_to_one`; their rules are
-in `torch_math`."""
-SKIPPED = frozenset({"_assert_scalar", "_assert_async", "_assert_tensor_metadata",
-                     "sym_constrain_range", "sym_constrain_range_for_size",
-                     "_functional_assert_async"})
-"""Runtime assertions torch adds about sizes and dtypes; the IR's types are static."""
 KNOWN_LIMIT = 1 << 16
 """Largest import-time constant (elements) whose derived values the walker tracks."""
-HARMLESS_INPLACE = frozenset({"detach_"})
-"""In-place ops that change no values (the walker maps them as the identity)."""
 
 
 def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
                    params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
-                   name: str = "main") -> Module:
+                   name: str = "main", dynamic: Any = None) -> Module:
     """Import a torch function or `nn.Module` called on `args` into an ivy module.
 
     A `torch.export.ExportedProgram` is imported as it is (no re-export), so what a user
     made of it stays: `torch.export.export(m, (x,)).run_decompositions()` imports the
-    core-ATen graph. Its types are fixed; `args`, when given, must match them."""
+    core-ATen graph. Its types are fixed; `args`, when given, must match them.
+    `dynamic` names dims that stay symbolic (`torch_dims`)."""
     if isinstance(fn, torch.export.ExportedProgram):
         check_exported(fn, tuple(args), dict(kwargs or {}), params, buffers)
-        return _Walker(_normalize(fn)).run(name)
+        return _Walker(normalize(fn)).run(name)
     module = fn if isinstance(fn, torch.nn.Module) else FunctionModule(fn, params, buffers)
     args, kwargs = to_torch(tuple(args)), to_torch(dict(kwargs or {}))
     tree = isinstance(module, FunctionModule) and module.has_tree
@@ -112,8 +88,11 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
     step = cache_step(module, args, kwargs)  # a KV cache in the call: see torch_cache
     if step is not None:
         (module, args, names), kwargs, prefix = step, {}, f"model.{prefix}"
-    ep = _normalize(export(module, args, kwargs, LoopRewriter()))
-    imported = _Walker(ep, names, prefix).run(name)
+    wanted = requested(dynamic, args, names) if dynamic else {}
+    shapes = export_shapes(wanted, args) if wanted else None
+    args = widened(args, wanted)
+    ep = normalize(export(module, args, kwargs, LoopRewriter(), shapes))
+    imported = _Walker(ep, names, prefix, DimNames(wanted) if wanted else None).run(name)
     imported.tree = step[0].tree if step is not None else None
     return imported
 
@@ -122,58 +101,15 @@ def _numel(shape: tuple[int | None, ...]) -> int:
     return int(np.prod([d or 0 for d in shape]))
 
 
-def _packet(target: Any) -> tuple[str, str]:
-    name = target._schema.name.split("::")[-1]
-    return name, f"{name}.{target._overloadname}"
-
-
-def lookup(target: Any) -> Rule | None:
-    """The table entry of an ATen op overload: overload-specific first, then packet."""
-    packet, overload = _packet(target)
-    return TABLE.get(overload) or TABLE.get(packet)
-
-
-def _needs_decomposition(target: Any) -> bool:
-    if not isinstance(target, torch._ops.OpOverload):
-        return False
-    packet = _packet(target)[0]
-    if packet in SKIPPED:
-        return False
-    mutates = target._schema.is_mutable and packet not in HARMLESS_INPLACE
-    return mutates or lookup(target) is None
-
-
-EXTRA_DECOMPOSITIONS = (torch.ops.aten.grid_sampler_2d.default,)
-"""Ops torch.export keeps whole that decompose into mapped ones (`F.grid_sample`,
-kornia's warps: gathers and arithmetic)."""
-
-
-def _normalize(ep: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
-    """Functionalize in-place ops and decompose ops without a table entry (only those:
-    mapped ops such as linear or layer_norm stay whole), in the top-level graph and in
-    the bodies of higher-order ops alike."""
-    graphs = [g for g in ep.graph_module.modules() if isinstance(g, torch.fx.GraphModule)]
-    targets = {n.target for g in graphs for n in g.graph.nodes if n.op == "call_function"}
-    if not any(_needs_decomposition(t) for t in targets):
-        return ep
-    table = torch.export.default_decompositions()
-    for op in list(table.keys()):
-        if lookup(op) is not None:
-            del table[op]
-    for op in EXTRA_DECOMPOSITIONS:  # core ATen keeps these whole (no setdefault there)
-        table[op] = torch._decomp.decomposition_table[op]
-    with quiet():
-        return ep.run_decompositions(table)
-
-
-# ---- the walk ----
 
 class _Walker(ControlFlow):
     """Walks the exported graph once, node by node, dispatching on node kind."""
 
     def __init__(self, ep: torch.export.ExportedProgram, names: list[str] | None = None,
-                 prefix: str = ""):
+                 prefix: str = "", dims: DimNames | None = None):
         self.ep = ep
+        self.dims = dims
+        """The user's names of torch's size symbols (None: every size is static)."""
         self.names = names
         self.prefix = prefix
         """Dropped from state names: the holder of a function's `params` tree."""
@@ -196,8 +132,10 @@ class _Walker(ControlFlow):
         tensors = [n for n in users if isinstance(n.meta.get("val"), torch.Tensor)]
         names = dict(zip(users, self.names)) if self.names and \
             len(self.names) == len(users) else {}
-        b = self.b = ImportBuilder("torch", [self._spec(n) for n in tensors],
-                                   [names.get(n, n.name) for n in tensors])
+        named = [self.dims.bind_input(users.index(n), n.meta["val"]) if self.dims else ()
+                 for n in tensors]
+        b = self.b = ImportBuilder("torch", [self._spec(n, d) for n, d in zip(tensors, named)],
+                                   [names.get(n, n.name) for n in tensors], named)
         self.env.update(zip(tensors, b.inputs))
         for n in users:
             self.env.setdefault(n, n.meta.get("val"))
@@ -238,12 +176,13 @@ class _Walker(ControlFlow):
         spec = self.specs.get(node.name)
         return spec.kind if spec is not None else InputKind.USER_INPUT
 
-    def _spec(self, node: Any) -> Any:
+    def _spec(self, node: Any, dims: tuple[str | None, ...]) -> Any:
         try:
             spec = meta_spec(node.meta["val"])
         except Unmapped as exc:
             raise TraceError(f"input '{node.name}': {exc.detail}") from None
-        if spec is None or None in spec.shape:
+        if spec is None or any(d is None and not (dims and dims[i])
+                               for i, d in enumerate(spec.shape)):
             raise TraceError(f"input '{node.name}' has no static tensor type")
         return spec
 
@@ -306,11 +245,13 @@ class _Walker(ControlFlow):
             return self.control(node, args)
         if not isinstance(target, torch._ops.OpOverload):
             return self._python(node, target, args, kwargs)
-        packet, overload = _packet(target)
-        if packet in SKIPPED:
+        name, overload = packet(target)
+        if name in SKIPPED:
             return None
-        rule = lookup(target)
         val = node.meta.get("val")
+        if self.dims is not None and isinstance(val, torch.SymInt):
+            return self.dims.size(val)  # shape arithmetic: a size expression
+        rule = lookup(target)
         if rule is None and isinstance(val, torch.Tensor) and \
                 not all(isinstance(d, int) for d in val.shape):
             raise TraceError(f"data-dependent shape at {self._where()}: aten.{overload} gives "
@@ -319,7 +260,7 @@ class _Walker(ControlFlow):
         try:
             if rule is None:
                 raise Unmapped()
-            result = rule(Ctx(self.b, val, self.known, node), *args, **kwargs)
+            result = rule(Ctx(self.b, val, self.known, node, self.dims), *args, **kwargs)
             result = self._typed(overload, result, val)
         except Unmapped as exc:
             label = f"aten.{overload}" + (f" ({exc.detail})" if exc.detail else "")
@@ -391,7 +332,7 @@ class _Walker(ControlFlow):
         value = seq[index]
         if value is None:
             source = node.args[0]
-            label = f"aten.{_packet(source.target)[1]}" if isinstance(
+            label = f"aten.{packet(source.target)[1]}" if isinstance(
                 source.target, torch._ops.OpOverload) else str(source.target)
             return self._placeholders(f"{label} (result {index})", node.meta.get("val"))
         return value
@@ -400,6 +341,8 @@ class _Walker(ControlFlow):
         """Python-level nodes: grad-mode switches and arithmetic on static sizes."""
         if target is torch._C._set_grad_enabled:
             return None
+        if self.dims is not None and isinstance(node.meta.get("val"), torch.SymInt):
+            return self.dims.size(node.meta["val"])
         flat = list(args) + list(kwargs.values())
         if all(isinstance(a, (int, float, bool)) for a in flat) and callable(target) and \
                 getattr(target, "__module__", None) in ("_operator", "operator", "math"):

@@ -182,7 +182,7 @@ def quiet() -> Iterator[None]:
 
 
 def export(module: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any],
-           rewriter: Any = None) -> torch.export.ExportedProgram:
+           rewriter: Any = None, dynamic_shapes: Any = None) -> torch.export.ExportedProgram:
     """Export `module`. A `rewriter` (`torch_loops.LoopRewriter`) sees each failure
     first: when it rewrites the code that failed (a `while` over tensor data), the
     export is tried again with its rewrites in place."""
@@ -191,7 +191,8 @@ def export(module: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any
         try:
             with quiet(), contextlib.redirect_stderr(printed), \
                     rewriter.applied() if rewriter else contextlib.nullcontext():
-                return torch.export.export(module, args, kwargs)
+                return torch.export.export(module, args, kwargs,
+                                           dynamic_shapes=dynamic_shapes)
         except TraceError:
             raise  # ours, raised while exporting (a loop that cannot be rewritten)
         except Exception as exc:

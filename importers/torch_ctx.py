@@ -134,9 +134,11 @@ class Ctx:
     `elementwise`, `float_in`."""
 
     def __init__(self, builder: ImportBuilder, val: Any, values: dict[SSAValue, np.ndarray],
-                 node: Any = None):
+                 node: Any = None, dims: Any = None):
         self.b = builder
         self.val = val
+        self._dims = dims
+        """`torch_dims.DimNames` when sizes may be symbolic."""
         self._values = values
         """Values fixed at import time (lifted tensor constants and what the walker
         derives from them), for static indexing."""
@@ -168,6 +170,15 @@ class Ctx:
         if spec is None:
             raise Unmapped("result is not a tensor")
         return spec
+
+    @property
+    def out_sizes(self) -> tuple[Any, ...]:
+        """torch's shape of the (first) tensor result as IR sizes: ints, and size
+        expressions for the dims that stay symbolic."""
+        val = self.val if not isinstance(self.val, (list, tuple)) else self.val[0]
+        if self._dims is None or not isinstance(val, torch.Tensor):
+            return self.out.shape
+        return self._dims.sizes(val)
 
     def emit(self, op: str, *operands: Any, **attrs: Any) -> SSAValue:
         return self.b.emit(op, operands, **attrs)

@@ -43,12 +43,12 @@ def _native_dropout(c: Ctx, x: SSAValue, p: float, train: bool | None) -> list[S
 
 
 def _reshape(c: Ctx, x: SSAValue, *args: Any, **kwargs: Any) -> SSAValue:
-    shape = list(c.out.shape)
+    shape = list(c.out_sizes)
     return x if list(spec_of(x).shape) == shape else c.emit("reshape", x, shape=shape)
 
 
 def _expand(c: Ctx, x: SSAValue, *args: Any, **kwargs: Any) -> SSAValue:
-    shape = list(c.out.shape)
+    shape = list(c.out_sizes)
     return x if list(spec_of(x).shape) == shape else c.emit("broadcast_to", x, shape=shape)
 
 

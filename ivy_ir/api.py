@@ -78,7 +78,7 @@ def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
 
 def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
           params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
-          name: str = "main", source: str | None = None) -> Module:
+          name: str = "main", source: str | None = None, dynamic: Any = None) -> Module:
     """Trace a program into an ivy IR module.
 
     `source` names the framework `fn` is written in ("ivy", "numpy", "torch", "jax",
@@ -93,16 +93,25 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     named by its dotted path. `buffers` (e.g. batch-norm statistics) join the same tree
     as non-trainable parameters. An object with `__ivy_program__()` (an `ivy.Module`)
     gives its own `(apply, params, buffers)`: its variables become the parameters.
+
+    `dynamic` keeps dims symbolic, so one program serves every size of them:
+    `{"x": {0: "batch", 1: "seq"}}` (an input's name or position -> axis -> dim name) or
+    True (dim 0 of every input, named `batch`). Taken from torch sources so far.
     """
     source, args, kwargs = _prepared(fn, args, kwargs, params, buffers, source)
+    if dynamic and source != "torch":
+        raise NotImplementedError(f"dynamic= is taken from torch programs so far; this one "
+                                  f"is {source}: trace it at each size, or write its IR "
+                                  "with named dims ({ivy.dims})")
     program = getattr(fn, "__ivy_program__", None)
     if source == "ivy" and program is not None and params is None and buffers is None:
         fn, params, buffers = program()
     if source != "ivy":
         program = _checked(fn) if inspect.isfunction(fn) or inspect.ismethod(fn) else fn
+        extra = {"dynamic": dynamic} if dynamic else {}
         return importers.importer(source).import_program(program, args, kwargs,
                                                          params=params, buffers=buffers,
-                                                         name=name)
+                                                         name=name, **extra)
     in_specs = [_spec_of(a) for a in args if is_array(a)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])
     graph = Graph(block)
@@ -259,8 +268,8 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
 def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
             kwargs: dict[str, Any] | None = None, passes: str = "default",
             params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
-            source: str | None = None,
-            print_ir_after_all: bool = False, **options: Any) -> Compiled:
+            source: str | None = None, print_ir_after_all: bool = False,
+            dynamic: Any = None, **options: Any) -> Compiled:
     """Trace (or take) a program, optimize it with `passes` and lower it to `target`.
 
     `fn` may be a function or model of any source framework (see `trace`), an
@@ -270,7 +279,8 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
 
     With no example `args` for a function that needs some, the result compiles on its
     first call and again per new argument signature, as `jax.jit` does (`LazyCompiled`,
-    with `cache_info()`).
+    with `cache_info()`). `dynamic` (see `trace`) makes one compile serve every size of
+    the named dims.
     """
     lowerings.get_runtime(target).check_options(options)
     pipeline = _pipeline(passes)
@@ -278,22 +288,22 @@ def compile(fn: Any, target: str = "numpy", args: tuple[Any, ...] = (),
             _needs_arguments(fn, params is not None):
         def build(call_args: tuple[Any, ...], call_kwargs: dict[str, Any]) -> Compiled:
             return _compile_now(fn, target, call_args, call_kwargs, pipeline, params,
-                                buffers, source, print_ir_after_all, options)
+                                buffers, source, print_ir_after_all, options, dynamic)
         return LazyCompiled(build, getattr(fn, "__name__", type(fn).__name__))
     return _compile_now(fn, target, args, kwargs, pipeline, params, buffers, source,
-                        print_ir_after_all, options)
+                        print_ir_after_all, options, dynamic)
 
 
 def _compile_now(fn: Any, target: str, args: Any, kwargs: Any, pipeline: str,
                  params: Any, buffers: Any, source: str | None, print_ir_after_all: bool,
-                 options: dict[str, Any]) -> Compiled:
+                 options: dict[str, Any], dynamic: Any = None) -> Compiled:
     if isinstance(fn, str) and not importers.is_onnx_model(fn):
         module = parse(fn)
     elif isinstance(fn, Module):
         module = fn
     else:
         source, args, kwargs = _prepared(fn, args, kwargs, params, buffers, source)
-        module = trace(fn, args, kwargs, params, buffers, source=source)
+        module = trace(fn, args, kwargs, params, buffers, source=source, dynamic=dynamic)
     optimized = run_pipeline(module, pipeline, print_ir_after_all=print_ir_after_all)
 
     retrace = None
@@ -309,7 +319,7 @@ def _compile_now(fn: Any, target: str, args: Any, kwargs: Any, pipeline: str,
                 new_args = tuple(next(it) if is_array(a) else a for a in args)
                 new_kwargs = {k: next(it) if is_array(v) else v for k, v in kwargs.items()}
             return _compile_now(fn, target, new_args, new_kwargs, pipeline, params,
-                                buffers, source, print_ir_after_all, options)
+                                buffers, source, print_ir_after_all, options, dynamic)
     return Compiled(optimized, lowerings.lower(optimized, target, **options), retrace)
 
 

@@ -148,6 +148,12 @@ class Compiled:
     def ir(self) -> str:
         return str(self.ir_module)
 
+    @property
+    def traces(self) -> int:
+        """How many programs serve this object: 1, plus one per input signature that
+        took the retrace path (new static sizes or dtypes; never a symbolic dim's)."""
+        return 1 + len(self._variants)
+
     def save(self, path: Any) -> None:
         """Write the program as the target's model file (`target="onnx"`: a .onnx)."""
         self.runtime.save(self.model, path)
@@ -316,7 +322,9 @@ class LazyCompiled:
     it compiles on the first call and again for each new argument signature (array
     shapes and dtypes, and the values of the static arguments), then calls the cached
     program. Every entry shares the first one's parameters, so training through any
-    signature updates one set (`params`, `module`, read from that first entry)."""
+    signature updates one set (`params`, `module`, read from that first entry). Dims the
+    first program keeps symbolic (`dynamic=`) are no part of the signature: one entry
+    serves all their sizes."""
 
     def __init__(self, build: Callable[[tuple[Any, ...], dict[str, Any]], Compiled],
                  name: str):
@@ -324,6 +332,8 @@ class LazyCompiled:
         self._name = name
         self._entries: dict[tuple[Any, ...], Compiled] = {}
         self._first: Compiled | None = None
+        self._dynamic: list[frozenset[int]] = []
+        """Per array input, the axes the first program keeps symbolic."""
         self._hits = self._misses = 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -334,20 +344,29 @@ class LazyCompiled:
         """The program compiled for this argument signature (compiled now if new), not
         run: what the target's idioms that separate building from calling need (a JAX
         `init`, a Keras layer creating its weights)."""
-        key = tuple(_signature_of(a) for a in args)
-        if kwargs:
-            key += tuple((k, _signature_of(v)) for k, v in kwargs.items())
-        compiled = self._entries.get(key)
+        compiled = self._entries.get(self._key(args, kwargs))
         if compiled is None:
             self._misses += 1
-            compiled = self._entries[key] = self._build(args, kwargs)
+            compiled = self._build(args, kwargs)
             if self._first is None:
                 self._first = compiled
+                self._dynamic = [frozenset(i for i, d in enumerate(s.shape) if d is None)
+                                 for s in compiled.ir_module.inputs]
             else:
                 compiled._adopt(self._first)
+            self._entries[self._key(args, kwargs)] = compiled
         else:
             self._hits += 1
         return compiled
+
+    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        arrays = iter(self._dynamic)
+        key = tuple(_signature_of(a, next(arrays, frozenset()) if is_array(a) else frozenset())
+                    for a in args)
+        if kwargs:
+            key += tuple((k, _signature_of(v, next(arrays, frozenset()) if is_array(v)
+                                           else frozenset())) for k, v in kwargs.items())
+        return key
 
     def cache_info(self) -> CacheInfo:
         return CacheInfo(self._hits, self._misses, len(self._entries))
@@ -365,11 +384,12 @@ class LazyCompiled:
         return f"<ivy_ir.LazyCompiled {self._name} entries={info.entries}>"
 
 
-def _signature_of(value: Any) -> Any:
-    """The cache key of one argument: shape and dtype for an array, else the value (its
-    repr when it cannot be hashed: a list of numbers)."""
+def _signature_of(value: Any, dynamic: frozenset[int] = frozenset()) -> Any:
+    """The cache key of one argument: shape (less its `dynamic` axes) and dtype for an
+    array, else the value (its repr when it cannot be hashed: a list of numbers)."""
     if is_array(value):
-        return ("array", tuple(value.shape), str(value.dtype))
+        shape = tuple(None if i in dynamic else d for i, d in enumerate(value.shape))
+        return ("array", shape, str(value.dtype))
     try:
         hash(value)
     except TypeError:

@@ -33,7 +33,7 @@ from core_aten_examples import core_ops, example, program_of, tensors_of
 from doc_sections import section
 
 import ivy_ir
-from importers.torch import lookup
+from importers.torch_table import lookup
 
 DATA_DEPENDENT = "data-dependent output shape"
 MISSING: dict[str, str] = {

@@ -16,7 +16,7 @@ from zoo_torch import build_500_op
 from zoo_torch_models import MLP, seeded
 
 import ivy_ir
-from importers.torch import ONE_TO_ONE, TABLE
+from importers.torch_table import ONE_TO_ONE, TABLE
 from ivy_ir.dialect import SPECS
 
 RNG = np.random.default_rng(7)

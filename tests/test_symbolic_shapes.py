@@ -122,3 +122,102 @@ def test_size_expressions_are_shape_arithmetic():
         bool(batch > 0 if False else batch)
     with pytest.raises(SymbolicError, match="not integer arithmetic"):
         SymDim("max(batch, 2)")
+
+
+# ---- from torch.export: `ivy_ir.compile(model, args=..., dynamic=...)` ----
+
+torch = pytest.importorskip("torch")
+TARGETS = ["numpy", "jax", "torch", "tensorflow"]
+
+
+class Block(torch.nn.Module):
+    """A transformer block whose shape code reads the input's sizes (`b, s, d = x.shape`),
+    as model code does."""
+
+    def __init__(self, d=16, heads=2):
+        super().__init__()
+        self.heads = heads
+        self.qkv, self.out = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.norm = torch.nn.LayerNorm(d)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 32), torch.nn.GELU(),
+                                       torch.nn.Linear(32, d))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = (t.view(b, s, self.heads, d // self.heads).transpose(1, 2)
+                   for t in self.qkv(x).chunk(3, dim=-1))
+        a = torch.softmax(q @ k.transpose(-1, -2) / (d // self.heads) ** 0.5, dim=-1) @ v
+        x = self.norm(x + self.out(a.transpose(1, 2).reshape(b, s, d)))
+        return x + self.mlp(x)
+
+
+def _cnn():
+    nn = torch.nn
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, stride=2), nn.ReLU(),
+                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 5)).eval()
+
+
+@pytest.fixture(scope="module")
+def block():
+    torch.manual_seed(0)
+    return Block().eval()
+
+
+def _check_sizes(model, compiled, shapes, target):
+    for shape in shapes:
+        x = torch.randn(*shape)
+        got = compiled(x if target == "torch" else x.numpy())
+        np.testing.assert_allclose(_np(got), model(x).detach().numpy(), rtol=1e-5, atol=2e-5,
+                                   err_msg=f"{target} at {shape}")
+    assert compiled.traces == 1
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_torch_transformer_imported_once_serves_every_batch_and_length(block, target):
+    compiled = ivy_ir.compile(block, target=target, args=(torch.randn(2, 7, 16),),
+                              dynamic={"x": {0: "batch", 1: "seq"}})
+    assert 'ivy.dims = ["batch", "seq", ""]' in compiled.ir
+    assert 'shape = ["batch", "seq", 2, 8]' in compiled.ir
+    _check_sizes(block, compiled, [(b, s, 16) for b, s in SIZES], target)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_torch_cnn_imported_once_serves_every_batch(target):
+    torch.manual_seed(1)
+    model = _cnn()
+    compiled = ivy_ir.compile(model, target=target, args=(torch.randn(2, 3, 12, 12),),
+                              dynamic=True)
+    assert 'shape = ["batch", 8]' in compiled.ir  # the flatten
+    _check_sizes(model, compiled, [(b, 3, 12, 12) for b in (1, 3, 8, 17)], target)
+
+
+def test_dynamic_names_an_input_or_says_which_exist(block):
+    with pytest.raises(TypeError, match=r"'y' names no tensor argument .*'x'"):
+        ivy_ir.compile(block, args=(torch.randn(2, 7, 16),), dynamic={"y": {0: "batch"}})
+    with pytest.raises(TypeError, match="axis 3 of 'x' is out of range for rank 3"):
+        ivy_ir.compile(block, args=(torch.randn(2, 7, 16),), dynamic={"x": {3: "batch"}})
+    with pytest.raises(TypeError, match="dim name 'two words' is not an identifier"):
+        ivy_ir.compile(block, args=(torch.randn(2, 7, 16),), dynamic={"x": {0: "two words"}})
+
+
+def test_a_model_that_fixes_a_dynamic_dim_is_reported(block):
+    with pytest.raises(ivy_ir.TraceError, match=r"torch.export failed.*Constraints violated"):
+        ivy_ir.compile(block, args=(torch.randn(2, 7, 16),), dynamic={"x": {2: "width"}})
+
+
+def test_dynamic_is_refused_for_sources_that_do_not_take_it_yet():
+    with pytest.raises(NotImplementedError, match="dynamic= is taken from torch programs so "
+                                                  "far; this one is numpy"):
+        ivy_ir.compile(lambda x: np.tanh(x), args=(np.zeros((2, 3), np.float32),),
+                       dynamic=True)
+
+
+def test_a_lazy_compile_with_dynamic_dims_builds_one_entry(block):
+    compiled = ivy_ir.compile(block, target="numpy", dynamic={"x": {0: "batch", 1: "seq"}})
+    for b, s in SIZES:
+        x = torch.randn(b, s, 16)
+        np.testing.assert_allclose(_np(compiled(x.numpy())), block(x).detach().numpy(),
+                                   rtol=1e-5, atol=2e-5)
+    info = compiled.cache_info()
+    assert (info.misses, info.hits, info.entries) == (1, len(SIZES) - 1, 1)

@@ -1,0 +1,128 @@
+"""Dynamic dims through `torch.export`: `ivy_ir.compile(m, args=..., dynamic=...)`.
+
+The user names dims (`dynamic={"x": {0: "batch", 1: "seq"}}`, keys an input's name or
+position, or `dynamic=True`: dim 0 of every tensor input is `batch`); the export gets
+one `torch.export.Dim` per name, so torch traces the model once with symbolic sizes and
+checks that the code does not specialize them. In the exported graph every size is then
+a SymInt whose expression is over torch's own symbols (`s0`, `s0*s1`, `(s0//2)`):
+`DimNames` renames those symbols to the user's names and turns each expression into an
+IR size (`ivy_ir.dialect.symbolic.SymDim`), for input types (`{ivy.dims}`) and for the
+shape attributes that rules take from torch's recorded result shapes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+
+from ivy_ir.core.errors import TraceError
+from ivy_ir.dialect.symbolic import SymbolicError, SymDim, check_dim_names
+
+SYMBOL = re.compile(r"\b[a-z]+\d+\b")
+"""torch's shape-environment symbols (`s0`, `s12`; `u0` for data-dependent sizes)."""
+
+
+def requested(dynamic: Any, args: Sequence[Any], names: Sequence[str] | None
+              ) -> dict[tuple[int, int], str]:
+    """(argument position, axis) -> dim name, from `dynamic=`."""
+    if dynamic is True:
+        return {(i, 0): "batch" for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
+    if not isinstance(dynamic, Mapping):
+        raise TypeError("dynamic= must be True or a dict {input name or position: "
+                        f"{{axis: dim name}}}}, not {type(dynamic).__name__}")
+    out: dict[tuple[int, int], str] = {}
+    for key, axes in dynamic.items():
+        i = key if isinstance(key, int) else \
+            (list(names).index(key) if names and key in names else None)
+        if i is None or not 0 <= i < len(args) or not isinstance(args[i], torch.Tensor):
+            raise TypeError(f"dynamic=: {key!r} names no tensor argument (positional "
+                            f"tensor arguments: {', '.join(_labels(args, names))})")
+        rank = args[i].dim()
+        for axis, name in dict(axes).items():
+            if not -rank <= axis < rank:
+                raise TypeError(f"dynamic=: axis {axis} of {key!r} is out of range for "
+                                f"rank {rank}")
+            out[(i, axis % rank)] = name
+    try:
+        check_dim_names(out.values())
+    except SymbolicError as exc:
+        raise TypeError(f"dynamic=: {exc}") from None
+    return out
+
+
+def _labels(args: Sequence[Any], names: Sequence[str] | None) -> list[str]:
+    return [repr(names[i]) if names and i < len(names) else str(i)
+            for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+
+
+def export_shapes(wanted: dict[tuple[int, int], str], args: Sequence[Any]) -> tuple[Any, ...]:
+    """`torch.export`'s `dynamic_shapes` for the positional arguments: one `Dim` per name
+    (a name used twice is one size)."""
+    dims: dict[str, Any] = {}
+    spec: list[Any] = [None] * len(args)
+    for (i, axis), name in wanted.items():
+        dim = dims.setdefault(name, torch.export.Dim(name))
+        spec[i] = {**(spec[i] or {}), axis: dim}
+    return tuple(spec)
+
+
+def widened(args: tuple[Any, ...], wanted: dict[tuple[int, int], str]) -> tuple[Any, ...]:
+    """The example arguments with each dynamic dim of size 0 or 1 made 2: torch.export
+    specializes those sizes (broadcasting would be ambiguous), which would contradict the
+    dim being dynamic. A size-1 example is repeated, an empty one filled with zeros."""
+    out = list(args)
+    for (i, axis), _ in wanted.items():
+        x = out[i]
+        if x.shape[axis] == 1:
+            out[i] = x.expand(*[2 if a == axis else -1 for a in range(x.dim())]).contiguous()
+        elif x.shape[axis] == 0:
+            out[i] = x.new_zeros([2 if a == axis else d for a, d in enumerate(x.shape)])
+    return tuple(out)
+
+
+class DimNames:
+    """torch's shape symbols renamed to the user's dim names."""
+
+    def __init__(self, wanted: dict[tuple[int, int], str]):
+        self.wanted = wanted
+        self.names: dict[str, str] = {}
+
+    def bind_input(self, position: int, val: torch.Tensor) -> tuple[str | None, ...]:
+        """The dim names of input `position` (None for a static dim), learning which
+        torch symbol each dynamic one is."""
+        out: list[str | None] = []
+        for axis, d in enumerate(val.shape):
+            if isinstance(d, int):
+                out.append(None)
+                continue
+            symbol = str(d.node.expr)
+            name = self.names.setdefault(symbol, self.wanted.get((position, axis),
+                                                                 f"dim{len(self.names)}"))
+            out.append(name)
+        return tuple(out)
+
+    def size(self, d: Any) -> int | SymDim:
+        """An IR size for a torch size (an int, or a SymInt over the bound symbols)."""
+        if isinstance(d, int):
+            return d
+        if isinstance(d, torch.SymInt) and d.node.expr.is_number:
+            return int(d.node.expr)
+        text = str(d.node.expr) if isinstance(d, torch.SymInt) else str(d)
+        renamed = SYMBOL.sub(lambda m: self._name(m.group(0), text), text)
+        try:
+            return SymDim(renamed)
+        except SymbolicError:
+            raise TraceError(f"the size {text} is beyond the IR's size arithmetic "
+                             "(+, -, *, //, % of dims)") from None
+
+    def _name(self, symbol: str, text: str) -> str:
+        if symbol not in self.names:
+            raise TraceError(f"the size {text} depends on {symbol}, which is no dynamic dim "
+                             "of an input (a data-dependent size)")
+        return self.names[symbol]
+
+    def sizes(self, val: Any) -> tuple[int | SymDim, ...]:
+        return tuple(self.size(d) for d in val.shape)
