@@ -36,6 +36,8 @@ from ivy_ir.dialect.types import dtype_name
 
 from . import jax_nnx
 from .common import ImportBuilder, Rule, merge_tables
+from .dynamic import requested
+from .jax_dims import symbolic_avals
 from .jax_fft import FFT
 from .jax_index import INDEX
 from .jax_linalg import LINALG
@@ -64,8 +66,10 @@ FLAX_PARAMS = "params"
 
 
 def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
-                   params: Any = None, buffers: Any = None, name: str = "main") -> Module:
-    """Stage `fn` out with `jax.make_jaxpr` and import the jaxpr as an ivy module."""
+                   params: Any = None, buffers: Any = None, name: str = "main",
+                   dynamic: Any = None) -> Module:
+    """Stage `fn` out with `jax.make_jaxpr` and import the jaxpr as an ivy module;
+    `dynamic` names dims that stay symbolic (`jax_dims`)."""
     kwargs = kwargs or {}
     nnx = jax_nnx.split(fn) if params is None and jax_nnx.is_nnx_module(fn) else None
     if nnx is not None:
@@ -78,6 +82,10 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
                  if nnx is not None else _trainable_names(fn, params, buffers))
     arrays = [i for i, a in enumerate(args) if is_array(a)]
     specs = [_input_spec(args[i]) for i in arrays]
+    wanted = requested(dynamic, args, _input_names(fn, args, takes_tree, list(range(len(args)))),
+                       lambda a: np.ndim(a) if is_array(a) else None) if dynamic else {}
+    wanted = {(arrays.index(i), axis): dim for (i, axis), dim in wanted.items()}
+    dims = [tuple(wanted.get((k, a)) for a in range(s.rank)) for k, s in enumerate(specs)]
     # typed key arrays (inputs, NNX streams' keys) cross as their key data, as on the targets
     key_args = {i: jax.random.key_impl(args[i]) for i in arrays if is_typed_key(args[i])}
     key_leaves = {i: jax.random.key_impl(v) for i, (_, v) in enumerate(leaves) if is_typed_key(v)}
@@ -96,13 +104,15 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
 
     values = [np.asarray(jax.random.key_data(v) if is_typed_key(v) else v) for _, v in leaves]
     param_avals = [jax.ShapeDtypeStruct(np.shape(v), _dtype(v)) for v in values]
-    arg_avals = [jax.ShapeDtypeStruct(s.shape, s.dtype) for s in specs]
+    arg_avals = symbolic_avals(specs, wanted)
+    specs = [s.with_(shape=tuple(None if n else d for d, n in zip(s.shape, names_)))
+             for s, names_ in zip(specs, dims)]
     try:
         closed, out_shape = jax.make_jaxpr(staged, return_shape=True)(param_avals, *arg_avals)
     except _CONTROL_FLOW_ERRORS as exc:
         raise TraceError(_control_flow_message(exc)) from None
 
-    builder = ImportBuilder("jax", specs, _input_names(fn, args, takes_tree, arrays))
+    builder = ImportBuilder("jax", specs, _input_names(fn, args, takes_tree, arrays), dims)
     n_params = len(leaves)
     invars = closed.jaxpr.invars
     param_values = []

@@ -40,6 +40,7 @@ from ivy_ir.dialect.types import dtype_name
 from .common import ImportBuilder, Rule, Unmapped, location, location_str
 from .jax_control import CONTROL, ControlFlow
 from .jax_ctx import FOLD_LIMIT, Ctx, Value
+from .jax_dims import is_static, sized_params
 from .jax_random import KEY_PRIMITIVES, KeyWords, is_key_aval
 
 try:  # JAX's own user-frame heuristics (private: without them ops carry no location)
@@ -81,7 +82,7 @@ def aval_spec(aval: Any) -> TensorSpec:
     """JAX's type of a (representable) abstract value; of a key array, that of one of
     its words."""
     dtype = "uint32" if is_key_aval(aval) else dtype_name(aval.dtype)
-    return TensorSpec(tuple(aval.shape), dtype)
+    return TensorSpec(tuple(d if isinstance(d, int) else None for d in aval.shape), dtype)
 
 
 class JaxprWalker(ControlFlow):
@@ -140,7 +141,7 @@ class JaxprWalker(ControlFlow):
             return self.unsupported(eqn)
         ctx = self.ctx.for_equation(name, [aval_spec(v.aval) for v in eqn.outvars])
         try:
-            out = rule(ctx, *ins, **eqn.params)
+            out = rule(ctx, *ins, **sized_params(eqn.params))
         except Unmapped:
             return self.unsupported(eqn)
         except (InferError, AttrError, TypeError, ValueError) as exc:
@@ -188,7 +189,7 @@ class JaxprWalker(ControlFlow):
         avals = [v.aval for v in eqn.outvars]
         if any(is_key_aval(v.aval) for v in (*eqn.invars, *eqn.outvars)):
             return None  # JAX computes on key arrays, which are no NumPy arrays
-        if not all(representable(a) for a in avals) or \
+        if not all(representable(a) and is_static(a.shape) for a in avals) or \
                 sum(int(np.prod(a.shape)) for a in avals) > FOLD_LIMIT:
             return None
         try:

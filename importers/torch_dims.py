@@ -12,50 +12,23 @@ shape attributes that rules take from torch's recorded result shapes.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 
 from ivy_ir.core.errors import TraceError
-from ivy_ir.dialect.symbolic import SymbolicError, SymDim, check_dim_names
+from ivy_ir.dialect.symbolic import SymbolicError, SymDim
 
-SYMBOL = re.compile(r"\b[a-z]+\d+\b")
-"""torch's shape-environment symbols (`s0`, `s12`; `u0` for data-dependent sizes)."""
+from .dynamic import requested as dynamic_dims
+from .dynamic import size_from_text
 
 
 def requested(dynamic: Any, args: Sequence[Any], names: Sequence[str] | None
               ) -> dict[tuple[int, int], str]:
     """(argument position, axis) -> dim name, from `dynamic=`."""
-    if dynamic is True:
-        return {(i, 0): "batch" for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
-    if not isinstance(dynamic, Mapping):
-        raise TypeError("dynamic= must be True or a dict {input name or position: "
-                        f"{{axis: dim name}}}}, not {type(dynamic).__name__}")
-    out: dict[tuple[int, int], str] = {}
-    for key, axes in dynamic.items():
-        i = key if isinstance(key, int) else \
-            (list(names).index(key) if names and key in names else None)
-        if i is None or not 0 <= i < len(args) or not isinstance(args[i], torch.Tensor):
-            raise TypeError(f"dynamic=: {key!r} names no tensor argument (positional "
-                            f"tensor arguments: {', '.join(_labels(args, names))})")
-        rank = args[i].dim()
-        for axis, name in dict(axes).items():
-            if not -rank <= axis < rank:
-                raise TypeError(f"dynamic=: axis {axis} of {key!r} is out of range for "
-                                f"rank {rank}")
-            out[(i, axis % rank)] = name
-    try:
-        check_dim_names(out.values())
-    except SymbolicError as exc:
-        raise TypeError(f"dynamic=: {exc}") from None
-    return out
-
-
-def _labels(args: Sequence[Any], names: Sequence[str] | None) -> list[str]:
-    return [repr(names[i]) if names and i < len(names) else str(i)
-            for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    return dynamic_dims(dynamic, args, names,
+                        lambda a: a.dim() if isinstance(a, torch.Tensor) else None)
 
 
 def export_shapes(wanted: dict[tuple[int, int], str], args: Sequence[Any]) -> tuple[Any, ...]:
@@ -111,9 +84,8 @@ class DimNames:
         if isinstance(d, torch.SymInt) and d.node.expr.is_number:
             return int(d.node.expr)
         text = str(d.node.expr) if isinstance(d, torch.SymInt) else str(d)
-        renamed = SYMBOL.sub(lambda m: self._name(m.group(0), text), text)
         try:
-            return SymDim(renamed)
+            return size_from_text(text, lambda symbol: self._name(symbol, text))
         except SymbolicError:
             raise TraceError(f"the size {text} is beyond the IR's size arithmetic "
                              "(+, -, *, //, % of dims)") from None

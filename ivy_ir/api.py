@@ -76,6 +76,10 @@ def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
     return flat[prefix[:-1]]
 
 
+DYNAMIC_SOURCES = ("torch", "jax")
+"""The sources whose importers take `dynamic=` (symbolic dims)."""
+
+
 def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
           params: dict[str, Any] | None = None, buffers: dict[str, Any] | None = None,
           name: str = "main", source: str | None = None, dynamic: Any = None) -> Module:
@@ -99,10 +103,10 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     True (dim 0 of every input, named `batch`). Taken from torch sources so far.
     """
     source, args, kwargs = _prepared(fn, args, kwargs, params, buffers, source)
-    if dynamic and source != "torch":
-        raise NotImplementedError(f"dynamic= is taken from torch programs so far; this one "
-                                  f"is {source}: trace it at each size, or write its IR "
-                                  "with named dims ({ivy.dims})")
+    if dynamic and source not in DYNAMIC_SOURCES:
+        raise NotImplementedError(f"dynamic= is taken from {' and '.join(DYNAMIC_SOURCES)} "
+                                  f"programs so far; this one is {source}: trace it at each "
+                                  "size, or write its IR with named dims ({ivy.dims})")
     program = getattr(fn, "__ivy_program__", None)
     if source == "ivy" and program is not None and params is None and buffers is None:
         fn, params, buffers = program()

@@ -161,6 +161,19 @@ def _fill(c: OpContext) -> str:
     return f"tf.fill({shape}, tf.constant({value}, {c.target.dtype(dt)}))"
 
 
+def _reshaped(c: OpContext, op: str) -> str:
+    """One reshape to the result's shape, while at most one of its dims is dynamic (a
+    -1); with more, TF's own op, which reads the sizes at run time."""
+    if c.out.shape.count(None) <= 1:
+        return f"tf.reshape({c.args['x']}, {literal(c.out_shape())})"
+    if op == "squeeze":
+        return f"tf.squeeze({c.args['x']}, {literal(tuple(c.attrs['axis']))})"
+    x = c.args['x']
+    for axis in sorted(c.attrs["axis"]):
+        x = f"tf.expand_dims({x}, {axis})"
+    return x
+
+
 def _eye(c: OpContext) -> str:
     rows, cols = c.out.shape
     keep = f"tf.range({rows})[:, None] + {c.lit('k')} == tf.range({cols})[None, :]"
@@ -314,8 +327,8 @@ TF_RULES: dict[str, Rule] = {
     # shape manipulation
     "reshape": "tf.reshape({x}, {out_shape})",
     "permute_dims": "tf.transpose({x}, {axes})",
-    "expand_dims": "tf.reshape({x}, {out_shape})",
-    "squeeze": "tf.reshape({x}, {out_shape})",
+    "expand_dims": lambda c: _reshaped(c, "expand_dims"),
+    "squeeze": lambda c: _reshaped(c, "squeeze"),
     "concat": "tf.concat({xs}, axis={axis})",
     "stack": "tf.stack({xs}, axis={axis})",
     "split": "tf.split({x}, {sizes}, axis={axis})",

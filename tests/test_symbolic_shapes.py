@@ -193,7 +193,7 @@ def test_a_torch_cnn_imported_once_serves_every_batch(target):
 
 
 def test_dynamic_names_an_input_or_says_which_exist(block):
-    with pytest.raises(TypeError, match=r"'y' names no tensor argument .*'x'"):
+    with pytest.raises(TypeError, match=r"'y' names no array argument .*'x'"):
         ivy_ir.compile(block, args=(torch.randn(2, 7, 16),), dynamic={"y": {0: "batch"}})
     with pytest.raises(TypeError, match="axis 3 of 'x' is out of range for rank 3"):
         ivy_ir.compile(block, args=(torch.randn(2, 7, 16),), dynamic={"x": {3: "batch"}})
@@ -207,8 +207,8 @@ def test_a_model_that_fixes_a_dynamic_dim_is_reported(block):
 
 
 def test_dynamic_is_refused_for_sources_that_do_not_take_it_yet():
-    with pytest.raises(NotImplementedError, match="dynamic= is taken from torch programs so "
-                                                  "far; this one is numpy"):
+    with pytest.raises(NotImplementedError, match="dynamic= is taken from torch and jax "
+                                                  "programs so far; this one is numpy"):
         ivy_ir.compile(lambda x: np.tanh(x), args=(np.zeros((2, 3), np.float32),),
                        dynamic=True)
 
@@ -221,3 +221,55 @@ def test_a_lazy_compile_with_dynamic_dims_builds_one_entry(block):
                                    rtol=1e-5, atol=2e-5)
     info = compiled.cache_info()
     assert (info.misses, info.hits, info.entries) == (1, len(SIZES) - 1, 1)
+
+
+# ---- from JAX: `jax.export` symbolic dims through `jax.make_jaxpr` ----
+
+
+@pytest.fixture(scope="module")
+def flax_models():
+    jax = pytest.importorskip("jax")
+    nn = pytest.importorskip("flax.linen")
+    jnp = jax.numpy
+
+    class FlaxBlock(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            b, s, d = x.shape
+            heads = [t.reshape(b, s, 2, d // 2).transpose(0, 2, 1, 3)
+                     for t in jnp.split(nn.Dense(3 * d)(x), 3, axis=-1)]
+            q, k, v = heads
+            a = jax.nn.softmax(q @ k.transpose(0, 1, 3, 2) / (d // 2) ** 0.5, axis=-1) @ v
+            x = nn.LayerNorm()(x + nn.Dense(d)(a.transpose(0, 2, 1, 3).reshape(b, s, d)))
+            return x + nn.Dense(d)(nn.gelu(nn.Dense(32)(x)))
+
+    class FlaxCNN(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = nn.relu(nn.Conv(8, (3, 3))(x))
+            x = nn.max_pool(x, (2, 2), strides=(2, 2))
+            return nn.Dense(5)(x.reshape((x.shape[0], -1)))
+
+    out = {}
+    for model, shape in ((FlaxBlock(), (2, 7, 16)), (FlaxCNN(), (2, 8, 8, 3))):
+        out[type(model).__name__] = model, model.init(jax.random.key(0), jnp.ones(shape))
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name, dynamic, shapes", [
+    ("FlaxBlock", {0: {0: "batch", 1: "seq"}}, [(b, s, 16) for b, s in SIZES]),
+    ("FlaxCNN", True, [(b, 8, 8, 3) for b in (1, 3, 8, 17)]),
+])
+def test_a_flax_model_imported_once_serves_every_size(flax_models, target, name, dynamic,
+                                                      shapes):
+    model, params = flax_models[name]
+    example = np.ones((2, *shapes[0][1:]), np.float32)
+    compiled = ivy_ir.compile(model.apply, target=target, args=(example,), params=params,
+                              dynamic=dynamic)
+    assert '{ivy.dims = ["batch"' in compiled.ir
+    for shape in shapes:
+        x = rng.standard_normal(shape).astype(np.float32)
+        np.testing.assert_allclose(_np(compiled(x)), np.asarray(model.apply(params, x)),
+                                   rtol=1e-5, atol=2e-5, err_msg=f"{target} at {shape}")
+    assert compiled.traces == 1
