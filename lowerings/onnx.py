@@ -28,10 +28,10 @@ from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError
 from ivy_ir.dialect import COMPOSITE, FusedOp, IvyOp, TensorSpec
 from ivy_ir.dialect.ops import location_text
-from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import COMPLEX
 
-from .onnx_graph import GraphBuilder, Names, OnnxContext, value_info
+from .onnx_graph import GraphBuilder, Names, OnnxContext, Size, value_info
+from .onnx_linalg import LINALG_RULES
 from .onnx_math import ELEMENTWISE_RULES, REDUCTION_RULES, OnnxRule
 from .onnx_nn import CONTROL_RULES, FUSED, NN_RULES
 from .onnx_recurrent import RECURRENT
@@ -71,6 +71,8 @@ STATIC: frozenset[str] = frozenset({
     "interpolate", "repeat"})
 """Ops whose rules write the operands' static sizes into the model (and, in float64,
 `conv` and `avg_pool`, rewritten from slices)."""
+SPATIAL = frozenset({"adaptive_avg_pool", "interpolate"})
+"""Of those, the ones that write only the spatial sizes: batch and channels may vary."""
 
 
 def _refuse(reason: str) -> OnnxRule:
@@ -90,7 +92,8 @@ FUSED_OPS = {**FUSED, **RECURRENT}
 """Composite op -> its fused ONNX operator (decomposed where that does not fit)."""
 
 RULES: dict[str, OnnxRule] = {
-    **ELEMENTWISE_RULES, **REAL_PARTS, **REDUCTION_RULES, **SHAPE_RULES, **NN_RULES,
+    **ELEMENTWISE_RULES, **REAL_PARTS, **REDUCTION_RULES, **SHAPE_RULES, **LINALG_RULES,
+    **NN_RULES,
     **CONTROL_RULES,
     **{name: fused.rule for name, fused in FUSED_OPS.items()},
     **{name: _refuse(reason) for name, reason in REFUSED.items()},
@@ -112,13 +115,12 @@ def refusal(op: IvyOp) -> str | None:
         return "the nuclear and spectral norms need an SVD, which ONNX lacks"
     if name == "max_pool" and dtypes & {"int64", "uint64"}:
         return "onnxruntime pools 64-bit integers only through float64, inexact past 2**53"
-    symbolic = [str(d) for a in op.SPEC.attrs if a.kind == "shape"
-                for d in op.attr_values().get(a.name) or () if isinstance(d, SymDim)]
-    if symbolic:
-        return (f"symbolic sizes ({', '.join(symbolic)}) are not exported yet: the numpy, "
-                "jax, torch and tensorflow targets run them")
     static = name in STATIC or (name in ("conv", "conv_transpose", "avg_pool")
                                 and "float64" in dtypes)
+    if name in SPATIAL:
+        x = specs[0]
+        specs = [x.with_(shape=x.shape[2:] if op.attr_values()["layout"] == "channels_first"
+                         else x.shape[1:-1])]
     if static and any(None in s.shape for s in specs):
         return "the export needs static sizes here, and a size is dynamic"
     return None
@@ -158,7 +160,10 @@ class Exporter:
                                            self.values[info.param]))
                 continue
             names.append(self.names.fresh(arg.name_hint or f"input_{i}"))
-            inputs.append(value_info(names[-1], info.spec))
+            inputs.append(value_info(names[-1], info.spec, info.dims))
+        for dim, (i, axis) in self.module.dims.items():  # symbolic sizes read these
+            b.sizes[dim] = Size(b, b.node("Shape", [names[i]], start=axis, end=axis + 1,
+                                          hint=dim))
         # the outputs take their hints first: inner values yield the plain names to them
         out_names = [self.names.fresh(v.name_hint or f"output_{i}")
                      for i, v in enumerate(block.last_op.operands)]

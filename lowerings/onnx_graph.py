@@ -10,6 +10,7 @@ because every builder of one model draws them from one `Names`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from ivy_ir.dialect import IvyOp, TensorSpec
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import numpy_dtype
 
 
@@ -26,9 +28,13 @@ def onnx_dtype(name: str) -> int:
     return helper.np_dtype_to_tensor_dtype(numpy_dtype(name))
 
 
-def value_info(name: str, spec: TensorSpec) -> onnx.ValueInfoProto:
-    """A typed graph input/output; dynamic dims become named symbolic dims."""
-    dims = [d if d is not None else f"{name}_d{i}" for i, d in enumerate(spec.shape)]
+def value_info(name: str, spec: TensorSpec, dim_names: Sequence[str | None] = ()
+               ) -> onnx.ValueInfoProto:
+    """A typed graph input/output; dynamic dims become named symbolic dims (the IR's
+    names where the input declares them)."""
+    dim_names = list(dim_names) or [None] * spec.rank
+    dims = [d if d is not None else n or f"{name}_d{i}"
+            for i, (d, n) in enumerate(zip(spec.shape, dim_names))]
     return helper.make_tensor_value_info(name, onnx_dtype(spec.dtype), dims)
 
 
@@ -66,10 +72,13 @@ class GraphBuilder:
     nodes: list[onnx.NodeProto] = field(default_factory=list)
     initializers: list[onnx.TensorProto] = field(default_factory=list)
     value_infos: list[onnx.ValueInfoProto] = field(default_factory=list)
+    sizes: dict[str, Size] = field(default_factory=dict)
+    """Each dynamic dim's name -> its size, read from an input's `Shape` in the main
+    graph (subgraphs read the outer value)."""
 
     def sub(self) -> GraphBuilder:
         """A builder for a subgraph of this model (If/Loop bodies)."""
-        return GraphBuilder(self.names, self.opset)
+        return GraphBuilder(self.names, self.opset, sizes=self.sizes)
 
     def node(self, op_type: str, inputs: list[str], outputs: int = 1, hint: str = "",
              **attrs: Any) -> Any:
@@ -86,8 +95,14 @@ class GraphBuilder:
         return self.node("Constant", [], hint="const", value=numpy_helper.from_array(array))
 
     def ints(self, values: Any) -> str:
-        """An int64 1-D constant (shapes, axes, pads, slice bounds)."""
-        return self.const(np.asarray(list(values), dtype=np.int64).reshape(-1))
+        """An int64 1-D constant (shapes, axes, pads, slice bounds); a shape with symbolic
+        sizes is computed from the inputs' sizes at run time."""
+        values = list(values)
+        if not any(isinstance(v, SymDim) for v in values):
+            return self.const(np.asarray(values, dtype=np.int64).reshape(-1))
+        parts = [v.evaluate(self.sizes) if isinstance(v, SymDim) else v for v in values]
+        return self.node("Concat", [p.name if isinstance(p, Size) else
+                                    self.const(np.array([p], np.int64)) for p in parts], axis=0)
 
     def initializer(self, name: str, value: np.ndarray) -> str:
         self.initializers.append(numpy_helper.from_array(np.asarray(value), name))
@@ -100,6 +115,56 @@ class GraphBuilder:
               outputs: list[onnx.ValueInfoProto]) -> onnx.GraphProto:
         return helper.make_graph(self.nodes, name, inputs, outputs,
                                  initializer=self.initializers, value_info=self.value_infos)
+
+
+@dataclass
+class Size:
+    """A size computed in the graph: a 1-D int64 tensor of one element. The integer
+    operators emit ONNX nodes, so `SymDim.evaluate` over `Size`s writes a size
+    expression as a subgraph (sizes are non-negative: ONNX's truncating `Div` is the
+    IR's floor division there)."""
+
+    b: GraphBuilder
+    name: str
+
+    def _apply(self, op: str, other: Any, flip: bool = False) -> Size:
+        other = other.name if isinstance(other, Size) else \
+            self.b.const(np.array([other], np.int64))
+        inputs = [other, self.name] if flip else [self.name, other]
+        return Size(self.b, self.b.node(op, inputs, hint="size"))
+
+    def __add__(self, o: Any) -> Size:
+        return self._apply("Add", o)
+
+    def __radd__(self, o: Any) -> Size:
+        return self._apply("Add", o, True)
+
+    def __sub__(self, o: Any) -> Size:
+        return self._apply("Sub", o)
+
+    def __rsub__(self, o: Any) -> Size:
+        return self._apply("Sub", o, True)
+
+    def __mul__(self, o: Any) -> Size:
+        return self._apply("Mul", o)
+
+    def __rmul__(self, o: Any) -> Size:
+        return self._apply("Mul", o, True)
+
+    def __floordiv__(self, o: Any) -> Size:
+        return self._apply("Div", o)
+
+    def __rfloordiv__(self, o: Any) -> Size:
+        return self._apply("Div", o, True)
+
+    def __mod__(self, o: Any) -> Size:
+        return self._apply("Mod", o)
+
+    def __rmod__(self, o: Any) -> Size:
+        return self._apply("Mod", o, True)
+
+    def __neg__(self) -> Size:
+        return Size(self.b, self.b.node("Neg", [self.name], hint="size"))
 
 
 @dataclass
@@ -137,4 +202,4 @@ class OnnxContext:
         return self.b.const(value, dtype or self.x_type.dtype)
 
 
-__all__ = ["GraphBuilder", "Names", "OnnxContext", "onnx_dtype", "value_info"]
+__all__ = ["GraphBuilder", "Names", "OnnxContext", "Size", "onnx_dtype", "value_info"]

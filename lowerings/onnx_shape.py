@@ -1,4 +1,4 @@
-"""ONNX export rules of creation, shape, indexing, sorting and linear-algebra ops.
+"""ONNX export rules of creation, shape, indexing and sorting ops.
 
 Ops whose result depends on attributes only (`arange`, `eye`, `linspace`...) are
 evaluated once by the NumPy reference and stored as constants, so they cannot differ
@@ -9,6 +9,7 @@ a static dimension say so through `onnx.py`'s checks before anything is built.
 from __future__ import annotations
 
 import numpy as np
+from onnx import numpy_helper
 
 from ivy_ir.core.evaluate import evaluate
 from ivy_ir.core.rules import reshape_target
@@ -21,7 +22,13 @@ INT64_MIN = np.iinfo(np.int64).min
 
 
 def _evaluated(c: OnnxContext) -> str:
-    """An attribute-only op, evaluated by the reference and kept as a constant."""
+    """An attribute-only op, evaluated by the reference and kept as a constant; a filled
+    array of symbolic size is a `ConstantOfShape` of its size computed at run time."""
+    if None in c.out.shape:
+        fill = {"zeros": 0, "ones": 1}.get(c.op.SPEC.name, c.attrs.get("fill_value"))
+        value = np.full([1], fill, numpy_dtype(c.out.dtype))
+        return c.node("ConstantOfShape", [c.b.ints(c.attrs["shape"])],
+                      value=numpy_helper.from_array(value))
     return c.b.const(evaluate(c.op.SPEC, [], c.attrs), c.out.dtype)
 
 
@@ -234,72 +241,6 @@ def _top_k(c: OnnxContext) -> list[str]:
     return [values, idx if c.out_types[1].dtype == "int64" else c.b.cast(idx, c.out_types[1].dtype)]
 
 
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-def _einsum_of(eq: str, operands: list[str]) -> OnnxRule:
-    """`fn(c)`: Einsum, or zeros when an operand is empty (onnxruntime's Einsum
-    divides by a zero size and kills the process)."""
-    def rule(c: OnnxContext) -> str:
-        types = [t for ts in c.in_types.values() for t in (ts if isinstance(ts, list) else [ts])]
-        if any(0 in t.shape for t in types) and None not in c.out.shape:
-            return c.b.const(np.zeros(c.out.shape, numpy_dtype(c.out.dtype)))
-        return c.node("Einsum", operands, equation=eq)
-    return rule
-
-
-def _einsum(c: OnnxContext) -> str:
-    return _einsum_of(c.attrs["equation"], c.args["xs"])(c)
-
-
-def _tensordot(c: OnnxContext) -> str:
-    """An Einsum: contracted axes share letters, the rest keep x's then y's order."""
-    rx, ry = c.in_types["x"].rank, c.in_types["y"].rank
-    ax, ay = c.attrs["axes_x"], c.attrs["axes_y"]
-    sx = list(LETTERS[:rx])
-    sy = list(LETTERS[rx:rx + ry])
-    for i, j in zip(ax, ay):
-        sy[j] = sx[i]
-    out = [s for i, s in enumerate(sx) if i not in ax] + [s for j, s in enumerate(sy)
-                                                          if j not in ay]
-    eq = f"{''.join(sx)},{''.join(sy)}->{''.join(out)}"
-    return _einsum_of(eq, [c.args["x"], c.args["y"]])(c)
-
-
-def _matmul(c: OnnxContext) -> str:
-    """MatMul, a vector operand made a matrix first and its axis dropped after, batch
-    dims broadcast beforehand (onnxruntime mis-broadcasts empty vectors and batches)."""
-    x, y = c.args["x"], c.args["y"]
-    sx, sy = c.in_types["x"].shape, c.in_types["y"].shape
-    drop = []
-    if len(sx) == 1:
-        x, sx, drop = c.node("Unsqueeze", [x, c.b.ints([0])]), (1, *sx), [-2]
-    if len(sy) == 1:
-        y, sy, drop = c.node("Unsqueeze", [y, c.b.ints([1])]), (*sy, 1), drop + [-1]
-    batch = tuple(np.broadcast_shapes(sx[:-2], sy[:-2])) if None not in sx + sy else None
-    if batch is not None and (sx[:-2] != batch or sy[:-2] != batch):
-        x = c.node("Expand", [x, c.b.ints(batch + sx[-2:])])
-        y = c.node("Expand", [y, c.b.ints(batch + sy[-2:])])
-    out = c.node("MatMul", [x, y])
-    if not drop:
-        return out
-    rank = c.out.rank + len(drop)
-    return c.node("Squeeze", [out, c.b.ints([rank + d for d in drop])])
-
-
-def _outer(c: OnnxContext) -> str:
-    flat = c.b.ints([-1])
-    x = c.node("Unsqueeze", [c.node("Reshape", [c.args["x"], flat]), c.b.ints([1])])
-    return c.node("Mul", [x, c.node("Reshape", [c.args["y"], flat])])
-
-
-def _vecdot(c: OnnxContext) -> str:
-    # a non-negative axis: onnxruntime reduces an empty axis named from the end wrongly
-    rank = max(c.in_types["x"].rank, c.in_types["y"].rank)
-    prod = c.node("Mul", [c.args["x"], c.args["y"]])
-    return c.node("ReduceSum", [prod, c.b.ints([c.attrs["axis"] + rank])], keepdims=0)
-
-
 def _diagonal(c: OnnxContext) -> str:
     """The two axes moved last and merged; the diagonal's flat positions gathered."""
     a1, a2, off, rank = c.attrs["axis1"], c.attrs["axis2"], c.attrs["offset"], c.x_type.rank
@@ -311,42 +252,6 @@ def _diagonal(c: OnnxContext) -> str:
     rows = np.arange(max(0, -off), max(0, min(n, m - off)))
     return c.node("Gather", [flat, c.b.const((rows * m + rows + off).astype(np.int64))],
                   axis=rank - 2)
-
-
-def _vector_norm(c: OnnxContext) -> str:
-    ord_, dt = c.attrs["ord"], c.out.dtype
-    keep = int(c.attrs["keepdims"])
-    axes = all_axes(c)
-    a = c.node("Abs", [c.x])
-    if ord_ == 0:
-        a = c.b.cast(c.node("Not", [c.node("Equal", [a, c.scalar(0.0)])]), dt)
-
-    def over(op_type: str, x: str) -> str:
-        return c.node(op_type, [x, c.b.ints(axes)], keepdims=keep) if axes else x
-    if ord_ in (0, 1):
-        return over("ReduceSum", a)
-    if ord_ == np.inf:  # max(|x|) with 0 for an empty reduction, as NumPy's initial=0
-        return c.node("Max", [over("ReduceMax", a), c.scalar(0.0)])
-    if ord_ == -np.inf:
-        return over("ReduceMin", a)
-    if ord_ == 2:
-        return c.node("Sqrt", [over("ReduceSum", c.node("Mul", [a, a]))])
-    powered = over("ReduceSum", c.node("Pow", [a, c.scalar(ord_)]))
-    return c.node("Pow", [powered, c.scalar(1.0 / ord_)])
-
-
-def _matrix_norm(c: OnnxContext) -> str:
-    """Frobenius and the max/min absolute row or column sums (the SVD ones are refused)."""
-    ord_, keep, r = c.attrs["ord"], int(c.attrs["keepdims"]), c.x_type.rank
-    a = c.node("Abs", [c.x])
-    if ord_ == "fro":
-        return c.node("Sqrt", [c.node("ReduceSum", [c.node("Mul", [a, a]),
-                                                    c.b.ints([r - 2, r - 1])], keepdims=keep)])
-    summed, picked = (r - 2, r - 1) if ord_ in ("1", "-1") else (r - 1, r - 2)
-    sums = c.node("ReduceSum", [a, c.b.ints([summed])], keepdims=1)
-    pick = c.node("ReduceMax" if not ord_.startswith("-") else "ReduceMin",
-                  [sums, c.b.ints([picked])], keepdims=1)
-    return pick if keep else c.node("Squeeze", [pick, c.b.ints([r - 2, r - 1])])
 
 
 def _gather_nd(c: OnnxContext) -> str:
@@ -384,14 +289,7 @@ SHAPE_RULES: dict[str, OnnxRule] = {
     "sort": _sort(indices=False),
     "argsort": _sort(indices=True),
     "top_k": _top_k,
-    "matmul": _matmul,
-    "tensordot": _tensordot,
-    "vecdot": _vecdot,
-    "einsum": _einsum,
-    "outer": _outer,
     "diagonal": _diagonal,
-    "vector_norm": _vector_norm,
-    "matrix_norm": _matrix_norm,
     "det": lambda c: c.node("Det", [c.x]),
     "embedding": lambda c: c.node("Gather", [c.args["weight"], c.args["indices"]], axis=0),
 }

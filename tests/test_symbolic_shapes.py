@@ -1,7 +1,7 @@
 """Symbolic sizes in the IR: dynamic dims named on the entry's inputs (`{ivy.dims}`),
 size expressions over those names in shape attributes, and one lowered program that
-serves every batch and sequence length on the numpy, JAX, PyTorch and TensorFlow
-targets (the ONNX exporter refuses them by name for now)."""
+serves every batch and sequence length on every target (ONNX computes the sizes in the
+graph from its inputs' `Shape`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 import ivy_ir
 from ivy_ir.core.errors import IRError
 from ivy_ir.dialect.symbolic import SymbolicError, SymDim
-from lowerings import LoweringError
 
 T = "tensor<?x?x16xf32>"
 ATTENTION = f"""
@@ -62,7 +61,7 @@ def _np(v):
 
 
 @pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tensorflow"])
-def test_one_program_serves_every_batch_and_sequence_length(target):
+def test_one_program_serves_every_batch_and_sequence_length(target):  # onnx: below
     compiled = ivy_ir.compile(_module(), target=target)
     assert "_dim_batch * _dim_seq" in compiled.source
     for b, s in SIZES:
@@ -86,9 +85,16 @@ def test_symbolic_sizes_print_and_parse_back():
     assert str(ivy_ir.parse(text)) == text
 
 
-def test_onnx_refuses_symbolic_sizes_by_name():
-    with pytest.raises(LoweringError, match=r"ivy.reshape at .*symbolic sizes \(batch \* seq\)"):
-        ivy_ir.compile(_module(), target="onnx")
+def test_onnx_export_computes_symbolic_sizes_from_the_inputs():
+    compiled = ivy_ir.compile(_module(), target="onnx")
+    graph = compiled.model.graph
+    assert [d.dim_param for d in graph.input[0].type.tensor_type.shape.dim[:2]] == \
+        ["batch", "seq"]
+    assert {"Shape", "Mul", "Concat", "ConstantOfShape"} <= {n.op_type for n in graph.node}
+    for b, s in SIZES:
+        x = rng.standard_normal((b, s, 16)).astype(np.float32)
+        for g, w in zip(compiled(x), _reference(x)):
+            np.testing.assert_allclose(_np(g), w, rtol=1e-5, atol=1e-5)
 
 
 BAD = {
@@ -127,7 +133,7 @@ def test_size_expressions_are_shape_arithmetic():
 # ---- from torch.export: `ivy_ir.compile(model, args=..., dynamic=...)` ----
 
 torch = pytest.importorskip("torch")
-TARGETS = ["numpy", "jax", "torch", "tensorflow"]
+TARGETS = ["numpy", "jax", "torch", "tensorflow", "onnx"]
 
 
 class Block(torch.nn.Module):
