@@ -37,6 +37,7 @@ from ivy_ir.dialect import DTYPES, TensorSpec
 from .common import ImportBuilder, location, merge_tables
 from .tensorflow_control import CONTROL
 from .tensorflow_ctx import NO_VALUE, Value, VarRef, tf_dtype
+from .tensorflow_dims import DimFlow, input_dims, requested
 from .tensorflow_fft import FFT
 from .tensorflow_graph import GRAPH
 from .tensorflow_image import IMAGE
@@ -88,9 +89,12 @@ class DataDependentControlFlowError(UnsupportedOpsError):
 
 
 def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
-                   params: Any = None, buffers: Any = None, name: str = "main") -> Module:
+                   params: Any = None, buffers: Any = None, name: str = "main",
+                   dynamic: Any = None) -> Module:
     """Trace `fn(*args, **kwargs)` (or `fn(params, *args)`) with TensorFlow and import
-    the graph. Array arguments (of any framework) become inputs; the rest are static."""
+    the graph. Array arguments (of any framework) become inputs; the rest are static.
+    `dynamic` names dims that stay symbolic (`tensorflow_dims`): TF traces them as
+    unknown sizes, and one imported program serves every size of them."""
     kwargs = dict(kwargs or {})
     several = model_inputs(fn, args)
     if several is not None:
@@ -101,18 +105,21 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
                             "each array as its own argument (a Keras functional model of "
                             "several inputs takes them as a list or dict too)")
     arrays = [i for i, a in enumerate(args) if is_array(a)]
-    specs = [_spec(args[i]) for i in arrays]
     names = fn.names if isinstance(fn, ModelInputs) else \
         _input_names(fn, args, arrays, params is not None or buffers is not None)
+    wanted = requested(dynamic, args, arrays, names) if dynamic else {}
+    dims = input_dims(wanted, args, arrays)
+    specs = [_spec(args[i], d) for i, d in zip(arrays, dims)]
     in_specs = [TensorSpec(tuple(s.shape), _input_dtype(s, n)) for s, n in zip(specs, names)]
     tree = _merge(params, buffers)
     leaves = _flatten(tree) if tree is not None else []
     call = _caller(fn, args, arrays, kwargs, tree is not None)
     tree_specs = tf.nest.map_structure(_spec, tree) if tree is not None else None
-    concrete = _concrete(call, ([tree_specs] if tree is not None else []) + specs)
+    concrete = _concrete(call, ([tree_specs] if tree is not None else []) + specs, wanted)
     graph = concrete.graph
 
-    builder = ImportBuilder("tensorflow", in_specs, names)
+    builder = ImportBuilder("tensorflow", in_specs, names, dims if wanted else ())
+    flow = DimFlow(builder.inputs, dims) if wanted else None
     trainable = {path for path, _ in _flatten(params)} if params is not None else set()
     values: list[Value] = [builder.param(path, np.asarray(leaf), path in trainable)
                            for path, leaf in leaves]
@@ -122,7 +129,7 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
                 if external.dtype == tf.resource
                 else np.asarray(external.numpy()) for external, internal in graph.captures}
     values += [captured[t.name] for t in graph.inputs[len(values):]]
-    walker = Walker(builder, TABLE, Locator(), SIDE_EFFECTS, graph)
+    walker = Walker(builder, TABLE, Locator(), SIDE_EFFECTS, graph, flow)
     outputs = walker.run(graph, values)
     try:
         outs = [walker.output(v, i) for i, v in enumerate(outputs)]
@@ -147,11 +154,15 @@ def _input_dtype(spec: tf.TensorSpec, name: str) -> str:
     return dtype
 
 
-def _spec(a: Any) -> tf.TensorSpec:
+def _spec(a: Any, dims: tuple[str | None, ...] = ()) -> tf.TensorSpec:
+    """The TF type of an example argument; its dims named in `dims` unknown (None)."""
     if isinstance(a, (tf.Tensor, tf.Variable)):
-        return tf.TensorSpec(a.shape, a.dtype)
-    array = np.asarray(a)
-    return tf.TensorSpec(array.shape, tf.as_dtype(array.dtype))
+        shape, dtype = a.shape.as_list(), a.dtype
+    else:
+        array = np.asarray(a)
+        shape, dtype = list(array.shape), tf.as_dtype(array.dtype)
+    return tf.TensorSpec([None if i < len(dims) and dims[i] else d
+                          for i, d in enumerate(shape)], dtype)
 
 
 def _is_keras_layer(fn: Any) -> bool:
@@ -175,9 +186,11 @@ def _caller(fn: Any, args: tuple[Any, ...], arrays: list[int], kwargs: dict[str,
     return call
 
 
-def _concrete(call: Callable[..., Any], sig: list[Any]) -> Any:
+def _concrete(call: Callable[..., Any], sig: list[Any],
+              wanted: dict[tuple[int, int], str]) -> Any:
     """TF's trace of `call`. A Python condition on a tensor that autograph did not
-    convert becomes a `TraceError` naming the user's line."""
+    convert becomes a `TraceError` naming the user's line; so does code that needs a
+    size the user made dynamic (`wanted`) as a Python int."""
     try:
         return tf.function(call).get_concrete_function(*sig)
     except tf.errors.OperatorNotAllowedInGraphError as exc:
@@ -186,6 +199,13 @@ def _concrete(call: Callable[..., Any], sig: list[Any]) -> Any:
         raise TraceError(f"data-dependent Python control flow{where}: the truth value of a "
                          "traced tensor is not known while tracing; use tf.where "
                          "instead") from None
+    except (TypeError, ValueError) as exc:
+        if not wanted:
+            raise
+        named = ", ".join(dict.fromkeys(wanted.values()))
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise TraceError(f"TensorFlow could not trace the program with {named} dynamic "
+                         f"(unknown while tracing): {first}") from None
 
 
 def _raising_user_frame(exc: BaseException) -> traceback.FrameSummary | None:

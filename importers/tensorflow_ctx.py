@@ -25,6 +25,7 @@ from xdsl.ir import SSAValue
 
 from ivy_ir.core.evaluate import evaluate
 from ivy_ir.dialect import SPECS, TensorSpec
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import DTYPES, numpy_dtype
 
 from .common import ImportBuilder, Unmapped, dtype_of, spec_of
@@ -65,7 +66,33 @@ class TList:
     dtype: str
 
 
-Value = SSAValue | np.ndarray | VarRef | NoValue | TList
+@dataclass(frozen=True, eq=False)
+class Sizes:
+    """A known integer tensor some of whose entries are dynamic sizes: `tf.shape` of a
+    value with dynamic dims, and the shape arithmetic done on it (`tf.shape(x)[0] * 2`).
+    `entries` is an object array of ints and `SymDim`s. Only the rules of
+    `tensorflow_sizes` take it (a `Reshape` or `Fill` then gets a symbolic `shape`
+    attribute); any other op using it is reported, since the IR has no value for a
+    size, only size expressions in shape attributes."""
+
+    entries: np.ndarray
+    dtype: str
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.entries.shape
+
+
+def sizes_value(entries: Any, dtype: str) -> np.ndarray | Sizes:
+    """Shape arithmetic's result: a plain known array when no entry is dynamic."""
+    entries = np.asarray(entries, dtype=object) if not isinstance(entries, np.ndarray) \
+        else entries
+    if any(isinstance(e, SymDim) for e in entries.flat):
+        return Sizes(entries, dtype)
+    return np.asarray(entries.astype(np.int64), numpy_dtype(dtype))
+
+
+Value = SSAValue | np.ndarray | VarRef | NoValue | TList | Sizes
 
 
 def tf_dtype(dtype: Any) -> str | None:
@@ -145,6 +172,8 @@ class Graphs(Protocol):
     def read_variable(self, ref: VarRef) -> SSAValue: ...
 
     def assign_variable(self, ref: VarRef, value: SSAValue) -> None: ...
+
+    def symbolic_shape(self, value: Value) -> tuple[int | SymDim, ...] | None: ...
 
 
 class Constants:
@@ -237,8 +266,11 @@ class Ctx:
         it would be."""
         if isinstance(value, np.ndarray):
             return value if self.folding else self.constants.of(value)
-        if isinstance(value, (VarRef, NoValue, TList)):
+        if isinstance(value, (VarRef, NoValue, TList, Sizes)):
             index = next((i for i, v in enumerate(self.inputs) if v is value), None)
+            if isinstance(value, Sizes):
+                raise Unmapped(f"operand {index} holds the dynamic size(s) "
+                               f"{_listed(value)}, which only shape arithmetic may use")
             raise Unmapped(f"operand {index} is not an array")
         return value
 
@@ -252,6 +284,11 @@ class Ctx:
     def ints(self, value: Any, what: str) -> list[int]:
         """A known operand's values as a flat list of ints (shape, perm, bounds)."""
         return [int(v) for v in np.ravel(self.static(value, what))]
+
+    def symbolic_shape(self, value: Any) -> tuple[int | SymDim, ...] | None:
+        """The sizes of a value, dynamic ones as expressions of the input dims (None:
+        not tracked, see `tensorflow_dims`)."""
+        return self.graphs.symbolic_shape(value)
 
     def rank(self, value: Any) -> int:
         spec = self.spec_or_none(value)
@@ -293,6 +330,10 @@ class Ctx:
         if isinstance(value, np.ndarray):  # made by the rule while folding
             return TensorSpec(value.shape, dtype_of(value.dtype))
         return None
+
+
+def _listed(value: Sizes) -> str:
+    return ", ".join(str(e) for e in value.entries.flat if isinstance(e, SymDim))
 
 
 def _value_spec(value: Value, t: Any) -> TensorSpec | None:

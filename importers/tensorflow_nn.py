@@ -31,7 +31,13 @@ def _spatial(values: list[int], axes: list[int]) -> list[int]:
     return [int(values[a]) for a in axes]
 
 
-def tf_pads(padding: str, explicit: Sequence[int], sizes: list[int], kernel: list[int],
+def _sizes(c: Ctx, x: Any, axes: list[int]) -> list[int | None]:
+    """The spatial sizes of `x` (None: dynamic)."""
+    shape = c.spec(x).shape
+    return [shape[a] for a in axes]
+
+
+def tf_pads(padding: str, explicit: Sequence[int], sizes: list[int | None], kernel: list[int],
             strides: list[int], dilations: list[int], axes: list[int]) -> list[int]:
     """Flat (lo, hi) pads per spatial axis for TF's `padding` attribute (`explicit`: the
     `explicit_paddings` attribute)."""
@@ -41,7 +47,11 @@ def tf_pads(padding: str, explicit: Sequence[int], sizes: list[int], kernel: lis
         return [int(explicit[2 * a + j]) for a in axes for j in (0, 1)]
     pads = []
     for d, k, s, dl in zip(sizes, kernel, strides, dilations):
-        total = max((math.ceil(d / s) - 1) * s + (k - 1) * dl + 1 - d, 0)
+        if d is None and s != 1:
+            raise Unmapped("SAME padding of a dynamic spatial size with stride > 1")
+        # at stride 1 the total pad is (k - 1) * dl for every size, a dynamic one too
+        total = (k - 1) * dl if d is None else \
+            max((math.ceil(d / s) - 1) * s + (k - 1) * dl + 1 - d, 0)
         pads += [total // 2, total - total // 2]
     return pads
 
@@ -64,7 +74,7 @@ def _conv(depthwise: bool) -> Rule:
         n = len(axes)
         steps = _spatial(strides, axes)
         dilation = _spatial(dilations or [1] * (n + 2), axes)
-        pads = tf_pads(padding, explicit_paddings, _spatial(list(c.spec(x).shape), axes),
+        pads = tf_pads(padding, explicit_paddings, _sizes(c, x, axes),
                        list(c.spec(w).shape[:n]), steps, dilation, axes)
         return emit_conv(c, x, w, depthwise, layout, steps, pads, dilation)
     return rule
@@ -121,7 +131,7 @@ def _pool(op: str, c: Ctx, x: Any, ksize: list[int], strides: list[int], padding
     average pools divide by the number of cells inside the input."""
     layout, axes = _layout(c, x, data_format)
     kernel, steps = _spatial(ksize, axes), _spatial(strides, axes)
-    sizes = _spatial(list(c.spec(x).shape), axes)
+    sizes = _sizes(c, x, axes)
     pads = tf_pads(padding, explicit, sizes, kernel, steps, [1] * len(axes), axes)
     extra = {"count_include_pad": False} if op == "avg_pool" else {}
     return c.emit(op, x, kernel=kernel, strides=steps, padding=pads, layout=layout, **extra)

@@ -4,7 +4,9 @@ splitting, padding, tiling, static slices, and creation from static shapes.
 Shapes are static per trace, so every shape-like operand (a `Reshape` target, a
 `StridedSlice` bound, `Pad` widths) is either known at import time or the op is
 reported as unsupported; output shapes come from TF's own shape inference. Shape
-queries (`Shape`, `Size`, `Rank`) are known arrays read off TF's static types.
+queries (`Shape`, `Size`, `Rank`) are known arrays read off TF's static types; with
+dynamic dims (`tensorflow_dims`), `Shape` and `Size` of a value whose sizes are followed
+are `Sizes` holding size expressions, which `tensorflow_sizes` folds.
 """
 
 from __future__ import annotations
@@ -13,29 +15,50 @@ from typing import Any
 
 import numpy as np
 
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, numpy_dtype
 
 from .common import Rule, Unmapped
-from .tensorflow_ctx import Ctx
+from .tensorflow_ctx import Ctx, sizes_value
 
 
-def _shape_of(c: Ctx, x: Any) -> tuple[int, ...]:
+def _shape_of(c: Ctx, x: Any) -> tuple[int | SymDim, ...]:
+    """The sizes of `x`: static ones, or dynamic ones as expressions of the input dims
+    where the importer follows them (`tensorflow_dims`)."""
     spec = c.spec_or_none(x)
-    if spec is None or None in spec.shape:
+    if spec is None:
         raise Unmapped("dynamic shape")
-    return spec.shape  # type: ignore[return-value]
+    if None not in spec.shape:
+        return spec.shape  # type: ignore[return-value]
+    sizes = c.symbolic_shape(x)
+    if sizes is None:
+        at = next((i for i, v in enumerate(c.inputs) if v is x), None)
+        made_by = "an op" if at is None else c.op.inputs[at].op.type
+        raise Unmapped(f"dynamic shape: the sizes of a {made_by} result {spec} have no "
+                       "expression in the input dims (sizes are followed only through ops "
+                       "whose result sizes follow from their operands')")
+    return sizes
 
 
-def _shape(c: Ctx, x: Any, **_: Any) -> np.ndarray:
-    return np.asarray(_shape_of(c, x), numpy_dtype(c.out.dtype))
+def _vector(sizes: tuple[int | SymDim, ...], dtype: str) -> Any:
+    entries = np.empty(len(sizes), dtype=object)
+    entries[:] = sizes
+    return sizes_value(entries, dtype)
 
 
-def _shape_n(c: Ctx, *xs: Any, **_: Any) -> list[np.ndarray]:
-    return [np.asarray(_shape_of(c, x), numpy_dtype(out.dtype)) for x, out in zip(xs, c.outs)]
+def _shape(c: Ctx, x: Any, **_: Any) -> Any:
+    return _vector(_shape_of(c, x), c.out.dtype)
 
 
-def _size(c: Ctx, x: Any, **_: Any) -> np.ndarray:
-    return np.asarray(int(np.prod(_shape_of(c, x))), numpy_dtype(c.out.dtype))
+def _shape_n(c: Ctx, *xs: Any, **_: Any) -> list[Any]:
+    return [_vector(_shape_of(c, x), out.dtype) for x, out in zip(xs, c.outs)]
+
+
+def _size(c: Ctx, x: Any, **_: Any) -> Any:
+    total: Any = 1
+    for d in _shape_of(c, x):
+        total = total * d
+    return sizes_value(np.array(total, dtype=object), c.out.dtype)
 
 
 def _rank(c: Ctx, x: Any, **_: Any) -> np.ndarray:
@@ -92,6 +115,8 @@ def _unpack(c: Ctx, x: Any, *, num: int, axis: int, **_: Any) -> list[Any]:
 def _split(c: Ctx, x: Any, axis_: Any, sizes: list[int] | None, num_split: int) -> list[Any]:
     axis = c.ints(axis_, "axis")[0] % c.rank(x)
     dim = c.spec(x).shape[axis]
+    if dim is None and (sizes is None or -1 in sizes):
+        raise Unmapped("split of a dynamic dim into parts of unknown size")
     if sizes is None:
         sizes = [dim // num_split] * num_split
     elif -1 in sizes:
@@ -124,6 +149,8 @@ def _mirror_pad(c: Ctx, x: Any, paddings: Any, *, mode: str, **_: Any) -> Any:
     for axis, (lo, hi) in enumerate(zip(widths[::2], widths[1::2])):
         if not lo and not hi:
             continue
+        if shape[axis] is None:
+            raise Unmapped("symmetric padding of a dynamic dim")
         parts = [_edge(c, x, shape, axis, 0, lo)] if lo else []
         parts.append(x)
         if hi:
@@ -140,7 +167,7 @@ def _edge(c: Ctx, x: Any, shape: list[int], axis: int, start: int, stop: int) ->
     return c.emit("flip", part, axis=[axis])
 
 
-def _strided_index(c: Ctx, begin: Any, end: Any, strides: Any,
+def strided_index(c: Ctx, begin: Any, end: Any, strides: Any,
                   masks: dict[str, int]) -> tuple[Any, ...]:
     """A StridedSlice as the NumPy basic index it mirrors (masks resolved)."""
     bounds = zip(c.ints(begin, "begin"), c.ints(end, "end"), c.ints(strides, "strides"))
@@ -163,10 +190,11 @@ def _strided_slice(c: Ctx, x: Any, begin: Any, end: Any, strides: Any, *, begin_
                    end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
                    shrink_axis_mask: int = 0, **_: Any) -> Any:
     """Per input axis one (start, stop, step) of an `ivy.slice`, then one reshape that
-    drops the shrunk axes and inserts the new ones."""
+    drops the shrunk axes and inserts the new ones (a squeeze and an expand_dims where a
+    dim is dynamic)."""
     masks = {"begin": begin_mask, "end": end_mask, "ellipsis": ellipsis_mask,
              "new_axis": new_axis_mask, "shrink_axis": shrink_axis_mask}
-    index = list(_strided_index(c, begin, end, strides, masks))
+    index = list(strided_index(c, begin, end, strides, masks))
     shape = c.spec(x).shape
     if Ellipsis not in index:
         index.append(Ellipsis)
@@ -174,27 +202,34 @@ def _strided_slice(c: Ctx, x: Any, begin: Any, end: Any, strides: Any, *, begin_
     consumed = sum(1 for v in index if v is not None and v is not Ellipsis)
     index[at:at + 1] = [slice(None)] * (len(shape) - consumed)
     start, stop, step, out_shape = [], [], [], []
-    dims = iter(shape)
+    shrunk, new = [], []
+    dims = iter(enumerate(shape))
     for v in index:
         if v is None:
+            new.append(len(out_shape))
             out_shape.append(1)
             continue
-        dim = next(dims)
+        axis, dim = next(dims)
         if isinstance(v, slice):
-            out_shape.append(len(range(*v.indices(dim))))
+            out_shape.append(None if dim is None else len(range(*v.indices(dim))))
             s = 1 if v.step is None else v.step
             start.append(v.start if v.start is not None else INT64_MIN if s > 0 else INT64_MAX)
             stop.append(v.stop if v.stop is not None else INT64_MAX if s > 0 else INT64_MIN)
             step.append(s)
-        else:
-            first = v % dim
+        else:  # an index into a dynamic dim counts from its end when negative
+            first = v if dim is None else v % dim
+            shrunk.append(axis)
             start.append(first)
-            stop.append(first + 1)
+            stop.append(INT64_MAX if first == -1 else first + 1)
             step.append(1)
     x = c.operand(x)
     full = all(a == INT64_MIN and b == INT64_MAX and s == 1 for a, b, s in zip(start, stop, step))
     if not full:
         x = c.emit("slice", x, start=start, stop=stop, step=step)
+    if None in shape:
+        if shrunk:
+            x = c.emit("squeeze", x, axis=shrunk)
+        return c.emit("expand_dims", x, axis=new) if new else x
     sliced = [len(range(*slice(a, b, s).indices(d)))
               for a, b, s, d in zip(start, stop, step, shape)]
     if out_shape != sliced:
@@ -204,7 +239,8 @@ def _strided_slice(c: Ctx, x: Any, begin: Any, end: Any, strides: Any, *, begin_
 
 def _slice(c: Ctx, x: Any, begin: Any, size: Any, **_: Any) -> Any:
     start, sizes = c.ints(begin, "begin"), c.ints(size, "size")
-    stop = [d if n == -1 else b + n for b, n, d in zip(start, sizes, c.spec(x).shape)]
+    stop = [(INT64_MAX if d is None else d) if n == -1 else b + n
+            for b, n, d in zip(start, sizes, c.spec(x).shape)]
     return c.emit("slice", x, start=start, stop=stop, step=[1] * len(start))
 
 

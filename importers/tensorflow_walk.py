@@ -12,7 +12,7 @@ op consumes them, once per tensor.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.ir import Attribute, Block, SSAValue
@@ -21,6 +21,7 @@ from ivy_ir.core.errors import TraceError
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
+from ivy_ir.dialect.symbolic import SymbolicError, SymDim
 from ivy_ir.dialect.types import numpy_dtype
 
 from .common import ImportBuilder, Rule, Unmapped, spec_of
@@ -29,11 +30,15 @@ from .tensorflow_ctx import (
     Constants,
     Ctx,
     NoValue,
+    Sizes,
     Value,
     VarRef,
     node_attrs,
     tensor_spec,
 )
+
+if TYPE_CHECKING:
+    from .tensorflow_dims import DimFlow
 
 FOLD_LIMIT = 4096
 """Largest op result (in elements) computed at import time when all its inputs are known;
@@ -47,8 +52,11 @@ class Walker:
     arguments, `tensorflow_control`)."""
 
     def __init__(self, builder: ImportBuilder, table: Mapping[str, Rule],
-                 locate: Callable[[Any], Attribute], side_effects: frozenset[str], graph: Any):
+                 locate: Callable[[Any], Attribute], side_effects: frozenset[str], graph: Any,
+                 dims: DimFlow | None = None):
         self.graph = graph
+        self.dims = dims
+        """The sizes of values as expressions of the input dims (None: all static)."""
         self.builder = builder
         self.table = table
         self.locate = locate
@@ -94,26 +102,38 @@ class Walker:
 
     def _import(self, op: Any, scope: Scope) -> None:
         rule = self.table.get(op.type)
+        inputs = [scope.values[t.name] for t in op.inputs]
+        if self.dims is not None and any(isinstance(v, Sizes) for v in inputs):
+            rule = self.dims.rule_for(op.type, rule)  # shape arithmetic on dynamic sizes
         if rule is None:
             self._unsupported(op, op.type, scope)
             return
-        inputs = [scope.values[t.name] for t in op.inputs]
         # fold ops of known inputs, unless a result is large; one whose size depends on
         # the values (a `Where` of a constant mask) is always folded
         folding = all(isinstance(v, np.ndarray) for v in inputs) and all(
             not t.shape.is_fully_defined() or t.shape.num_elements() <= FOLD_LIMIT
             for t in op.outputs)
         ctx = Ctx(self, self.builder, scope.constants, op, inputs, folding, scope.values)
+        attrs = node_attrs(op)
         try:
-            results = rule(ctx, *inputs, **node_attrs(op))
+            results = rule(ctx, *inputs, **attrs)
         except (Unmapped, InferError, AttrError) as exc:
             # registry errors: an operand dtype or attribute the registry op refuses
             self._unsupported(op, f"{op.type} ({exc})", scope)
+            return
+        except (TypeError, SymbolicError):
+            if not any(t.shape.rank is None or None in t.shape.as_list() for t in op.inputs):
+                raise
+            # a rule computing with a size TF leaves unknown (a dynamic dim)
+            self._unsupported(op, f"{op.type} (needs a static size where a dim is dynamic)",
+                              scope)
             return
         results = list(results) if isinstance(results, (list, tuple)) else [results]
         results += [NO_VALUE] * (len(op.outputs) - len(results))
         for t, spec, value in zip(op.outputs, ctx.outs, results, strict=True):
             scope.bind(t.name, _checked(op, spec, value))
+        if self.dims is not None:
+            self.dims.record(ctx, attrs, results)
 
     def function_graph(self, op: Any, name: str) -> Any:
         """The FuncGraph of a function called by `op`, from the function library of the
@@ -129,6 +149,10 @@ class Walker:
         constants)."""
         if isinstance(value, np.ndarray):
             return self.builder.constant(value)
+        if isinstance(value, Sizes):
+            raise TraceError(f"output {index} of the traced function is a dynamic size "
+                             "(tf.shape of a dynamic dim), which the IR has as shape "
+                             "attributes only, not as a value")
         if not isinstance(value, SSAValue):
             raise TraceError(f"output {index} of the traced function is not an array")
         return value
@@ -139,6 +163,11 @@ class Walker:
                  for t in op.outputs]
         for t, v in zip(op.outputs, self.builder.unsupported(name, specs)):
             scope.bind(t.name, v)
+
+    def symbolic_shape(self, value: Value) -> tuple[int | SymDim, ...] | None:
+        """The sizes of `value` with its dynamic dims as expressions of the input dims
+        (None: not followed, or the program has no dynamic dims)."""
+        return None if self.dims is None else self.dims.shape_of(value)
 
     def read_variable(self, ref: VarRef) -> SSAValue:
         """The value last assigned to a variable in the program, else its IR parameter
@@ -181,6 +210,12 @@ def _checked(op: Any, spec: TensorSpec | None, value: Value) -> Value:
     caught here at the op instead of as a wrong answer later. Known arrays take TF's
     dtype exactly (a folded `Shape` is int32 when TF says so)."""
     if isinstance(value, (VarRef, NoValue)) or spec is None:
+        return value
+    if isinstance(value, Sizes):
+        if value.dtype != spec.dtype or len(value.shape) != len(spec.shape) or any(
+                b is not None and a != b for a, b in zip(value.shape, spec.shape)):
+            raise AssertionError(f"importing {op.type} '{op.name}': got sizes of shape "
+                                 f"{value.shape}, TF says {spec}")
         return value
     got = TensorSpec(value.shape, spec.dtype) if isinstance(value, np.ndarray) \
         else spec_of(value)

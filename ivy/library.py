@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import ivy_ir
 
 if TYPE_CHECKING:
-    from ivy_ir.compiled import CacheInfo
+    from ivy_ir.lazy import CacheInfo
 
 _CONSTANTS = (bool, int, float, complex, str, bytes, type(None))
 """Values handed back as they are: they hold no array of the source framework."""

@@ -14,7 +14,7 @@ from typing import Any
 from .core.errors import IRError, TraceError, UnsupportedOpsError
 
 _LAZY = {"compile": ".api", "list_ops": ".api", "lower": ".api", "parse": ".api",
-         "trace": ".api", "Compiled": ".compiled", "LazyCompiled": ".compiled",
+         "trace": ".api", "Compiled": ".compiled", "LazyCompiled": ".lazy",
          "Module": ".core.module",
          "ParseLimits": ".core.ir_text", "parse_limits": ".core.ir_text"}
 

@@ -18,7 +18,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 import importers
 import lowerings
 
-from .compiled import Compiled, LazyCompiled
+from .compiled import Compiled
 from .core.context import parse as parse_text
 from .core.graph import Graph, input_names, is_array
 from .core.ir_text import ParseLimits
@@ -26,6 +26,7 @@ from .core.locations import identifier
 from .core.module import Module
 from .core.tracer import Tracer, value_of
 from .dialect import SPECS, TensorSpec
+from .lazy import LazyCompiled
 from .opt import expand_presets
 from .passes import available_passes, run_pipeline
 
@@ -76,7 +77,7 @@ def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
     return flat[prefix[:-1]]
 
 
-DYNAMIC_SOURCES = ("torch", "jax")
+DYNAMIC_SOURCES = ("torch", "jax", "tensorflow")
 """The sources whose importers take `dynamic=` (symbolic dims)."""
 
 
@@ -104,7 +105,7 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
     """
     source, args, kwargs = _prepared(fn, args, kwargs, params, buffers, source)
     if dynamic and source not in DYNAMIC_SOURCES:
-        raise NotImplementedError(f"dynamic= is taken from {' and '.join(DYNAMIC_SOURCES)} "
+        raise NotImplementedError(f"dynamic= is taken from {', '.join(DYNAMIC_SOURCES)} "
                                   f"programs so far; this one is {source}: trace it at each "
                                   "size, or write its IR with named dims ({ivy.dims})")
     program = getattr(fn, "__ivy_program__", None)

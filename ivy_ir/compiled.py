@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 import lowerings
 
 from . import structured
-from .core.graph import is_array
 from .core.module import Module
 from .dialect import TensorSpec
 from .dialect.types import COMPLEX, FLOATS, numpy_dtype
@@ -55,6 +54,8 @@ class Compiled:
         are unchanged (`lowerings/hoist.py`), or storing the buffers' new values
         (training mode)."""
         self._inputs = ir_module.inputs
+        self._same = _shared_dims(ir_module)
+        """(input, axis, input, axis, name): dims of two inputs named alike, one size."""
         self._retrace = retrace
         self._variants: dict[tuple[Any, ...], Compiled] = {}
         self._own: dict[str, Any] = {}
@@ -205,6 +206,7 @@ class Compiled:
             else:
                 env[f"S{i}"] = tuple(t.shape)
                 checks.append(f"{name}.shape != S{i}")
+        checks += [f"a{i}.shape[{d}] != a{j}.shape[{e}]" for i, d, j, e, _ in self._same]
         args = ", ".join(names)
         guard = " or ".join(checks) or "False"
         if self._missing:
@@ -230,6 +232,12 @@ class Compiled:
         for i, (got, want) in enumerate(zip(specs, self._inputs)):
             if not _fits(got, want):
                 return self._other_types(args, specs, i)
+        for i, d, j, e, dim in self._same:
+            if specs[i].shape[d] != specs[j].shape[e]:
+                names = self.ir_module.input_names
+                raise TypeError(f"inputs {names[i] or i} and {names[j] or j} must agree on "
+                                f"the size of dim '{dim}' (their dims {d} and {e}), got "
+                                f"{specs[i].shape[d]} and {specs[j].shape[e]}")
         return self._step(self._params, *args)
 
     def _boundary(self, i: int, value: Any) -> Any:
@@ -301,10 +309,18 @@ def _fits(got: TensorSpec, want: TensorSpec) -> bool:
 _MISSING = object()
 
 
-class CacheInfo(NamedTuple):
-    hits: int
-    misses: int
-    entries: int
+def _shared_dims(module: Module) -> list[tuple[int, int, int, int, str]]:
+    """Each later use of a dynamic dim's name paired with its first (user inputs)."""
+    dims = [a.dims for a in module.args() if a.param is None and not a.rng]
+    first: dict[str, tuple[int, int]] = {}
+    out = []
+    for i, names in enumerate(dims):
+        for d, name in enumerate(names):
+            if name is not None and name in first:
+                out.append((*first[name], i, d, name))
+            elif name is not None:
+                first[name] = (i, d)
+    return out
 
 
 def _spread(value: Any, n: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -315,83 +331,3 @@ def _spread(value: Any, n: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
     if isinstance(value, dict):
         return (), dict(value)
     return (value,), {}
-
-
-class LazyCompiled:
-    """What `ivy_ir.compile` returns when given no example arguments: like `jax.jit`,
-    it compiles on the first call and again for each new argument signature (array
-    shapes and dtypes, and the values of the static arguments), then calls the cached
-    program. Every entry shares the first one's parameters, so training through any
-    signature updates one set (`params`, `module`, read from that first entry). Dims the
-    first program keeps symbolic (`dynamic=`) are no part of the signature: one entry
-    serves all their sizes."""
-
-    def __init__(self, build: Callable[[tuple[Any, ...], dict[str, Any]], Compiled],
-                 name: str):
-        self._build = build
-        self._name = name
-        self._entries: dict[tuple[Any, ...], Compiled] = {}
-        self._first: Compiled | None = None
-        self._dynamic: list[frozenset[int]] = []
-        """Per array input, the axes the first program keeps symbolic."""
-        self._hits = self._misses = 0
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.entry(*args, **kwargs)(*(a for a in args if is_array(a)),
-                                           **{k: v for k, v in kwargs.items() if is_array(v)})
-
-    def entry(self, *args: Any, **kwargs: Any) -> Compiled:
-        """The program compiled for this argument signature (compiled now if new), not
-        run: what the target's idioms that separate building from calling need (a JAX
-        `init`, a Keras layer creating its weights)."""
-        compiled = self._entries.get(self._key(args, kwargs))
-        if compiled is None:
-            self._misses += 1
-            compiled = self._build(args, kwargs)
-            if self._first is None:
-                self._first = compiled
-                self._dynamic = [frozenset(i for i, d in enumerate(s.shape) if d is None)
-                                 for s in compiled.ir_module.inputs]
-            else:
-                compiled._adopt(self._first)
-            self._entries[self._key(args, kwargs)] = compiled
-        else:
-            self._hits += 1
-        return compiled
-
-    def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        arrays = iter(self._dynamic)
-        key = tuple(_signature_of(a, next(arrays, frozenset()) if is_array(a) else frozenset())
-                    for a in args)
-        if kwargs:
-            key += tuple((k, _signature_of(v, next(arrays, frozenset()) if is_array(v)
-                                           else frozenset())) for k, v in kwargs.items())
-        return key
-
-    def cache_info(self) -> CacheInfo:
-        return CacheInfo(self._hits, self._misses, len(self._entries))
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        if self._first is None:
-            raise AttributeError(f"{self._name} is not compiled yet: call it once (or pass "
-                                 f"example args= to ivy_ir.compile) before .{name}")
-        return getattr(self._first, name)
-
-    def __repr__(self) -> str:
-        info = self.cache_info()
-        return f"<ivy_ir.LazyCompiled {self._name} entries={info.entries}>"
-
-
-def _signature_of(value: Any, dynamic: frozenset[int] = frozenset()) -> Any:
-    """The cache key of one argument: shape (less its `dynamic` axes) and dtype for an
-    array, else the value (its repr when it cannot be hashed: a list of numbers)."""
-    if is_array(value):
-        shape = tuple(None if i in dynamic else d for i, d in enumerate(value.shape))
-        return ("array", shape, str(value.dtype))
-    try:
-        hash(value)
-    except TypeError:
-        return ("static", type(value).__name__, repr(value))
-    return ("static", type(value).__name__, value)

@@ -213,8 +213,9 @@ def test_a_model_that_fixes_a_dynamic_dim_is_reported(block):
 
 
 def test_dynamic_is_refused_for_sources_that_do_not_take_it_yet():
-    with pytest.raises(NotImplementedError, match="dynamic= is taken from torch and jax "
-                                                  "programs so far; this one is numpy"):
+    with pytest.raises(NotImplementedError, match="dynamic= is taken from torch, jax, "
+                                                  "tensorflow programs so far; this one is "
+                                                  "numpy"):
         ivy_ir.compile(lambda x: np.tanh(x), args=(np.zeros((2, 3), np.float32),),
                        dynamic=True)
 
@@ -279,3 +280,19 @@ def test_a_flax_model_imported_once_serves_every_size(flax_models, target, name,
         np.testing.assert_allclose(_np(compiled(x)), np.asarray(model.apply(params, x)),
                                    rtol=1e-5, atol=2e-5, err_msg=f"{target} at {shape}")
     assert compiled.traces == 1
+
+
+def test_inputs_sharing_a_dim_name_must_agree_on_its_size():
+    text = """
+    func.func @main(%x: tensor<?x4xf32> {ivy.dims = ["batch", ""]},
+                    %m: tensor<?xf32> {ivy.dims = ["batch"]}) -> tensor<?x4xf32> {
+      %e = ivy.reshape %m {shape = ["batch", 1]} : (tensor<?xf32>) -> tensor<?x1xf32>
+      %y = ivy.multiply %x, %e : (tensor<?x4xf32>, tensor<?x1xf32>) -> tensor<?x4xf32>
+      func.return %y : tensor<?x4xf32>
+    }"""
+    compiled = ivy_ir.compile(text, target="numpy")
+    x, m = np.ones((3, 4), np.float32), np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(compiled(x, m), x * m[:, None])
+    with pytest.raises(TypeError, match=r"inputs x and m must agree on the size of dim "
+                                        r"'batch' \(their dims 0 and 0\), got 3 and 5"):
+        compiled(x, np.ones(5, np.float32))
