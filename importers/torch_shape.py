@@ -33,7 +33,7 @@ def _native_dropout(c: Ctx, x: SSAValue, p: float, train: bool | None) -> list[S
     call gets a fresh one from the target's RNG): torch's distribution, not its stream."""
     spec = spec_of(x)
     if not train or p == 0:
-        return [x, c.emit("ones", shape=list(spec.shape), dtype="bool")]
+        return [x, c.emit("ones", shape=list(c.out_sizes), dtype="bool")]
     u = c.emit("random_uniform", c.b.rng_key(), shape=list(spec.shape), dtype=spec.dtype)
     keep = c.emit("greater_equal", u, c.const(p, spec.dtype))
     scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
@@ -170,7 +170,7 @@ def _roll(c: Ctx, x: SSAValue, shifts: Any, dims: Any = ()) -> SSAValue:
     if not dims:  # roll the flattened tensor
         flat = c.emit("reshape", x, shape=[-1])
         return c.emit("reshape", c.emit("roll", flat, shift=shifts, axis=[0]),
-                      shape=list(spec_of(x).shape))
+                      shape=list(c.out_sizes))
     return c.emit("roll", x, shift=shifts, axis=dims)
 
 
@@ -214,18 +214,18 @@ def _pad_mode(mode: str) -> Rule:
 
 def _creation(op: str) -> Rule:
     def emit(c: Ctx, *args: Any, **kwargs: Any) -> SSAValue:
-        return c.emit(op, shape=list(c.out.shape), dtype=c.out.dtype)
+        return c.emit(op, shape=list(c.out_sizes), dtype=c.out.dtype)
     return emit
 
 
 def _full(c: Ctx, size: Any, fill_value: Any, **kwargs: Any) -> SSAValue:
-    return c.emit("full", shape=list(c.out.shape), fill_value=float(fill_value),
+    return c.emit("full", shape=list(c.out_sizes), fill_value=float(fill_value),
                   dtype=c.out.dtype)
 
 
 def _like_full(c: Ctx, x: Any, fill_value: Any, **kwargs: Any) -> SSAValue:
     if isinstance(fill_value, SSAValue):  # fill.Tensor: a 0-d tensor broadcast
-        return c.emit("broadcast_to", c.cast(fill_value, c.out.dtype), shape=list(c.out.shape))
+        return c.emit("broadcast_to", c.cast(fill_value, c.out.dtype), shape=list(c.out_sizes))
     return _full(c, None, fill_value)
 
 

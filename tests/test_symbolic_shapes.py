@@ -296,3 +296,13 @@ def test_inputs_sharing_a_dim_name_must_agree_on_its_size():
     with pytest.raises(TypeError, match=r"inputs x and m must agree on the size of dim "
                                         r"'batch' \(their dims 0 and 0\), got 3 and 5"):
         compiled(x, np.ones(5, np.float32))
+
+
+@pytest.mark.parametrize("target", ["jax", "onnx"])
+def test_torch_transformer_encoder_layer_with_dynamic_batch_and_length(target):
+    torch.manual_seed(2)
+    layer = torch.nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, batch_first=True)
+    layer = layer.eval()
+    compiled = ivy_ir.compile(layer, target=target, args=(torch.randn(2, 6, 32),),
+                              dynamic={"src": {0: "batch", 1: "seq"}})
+    _check_sizes(layer, compiled, [(b, s, 32) for b, s in SIZES], target)
