@@ -53,7 +53,9 @@ def _touches_stats(v: SSAValue) -> bool:
 
 
 def _centred(c: SSAValue, axes: tuple[int, ...], dt: str, ops: list) -> SSAValue | None:
-    """c = X - mean(X, axes, keepdims) -> X (ops joined to `ops`), else None."""
+    """c = X - mean(X, axes, keepdims) -> X (ops joined to `ops`), else None. A centred
+    value centred again (`decompose`'s compensated mean) is X too: centring is
+    idempotent in exact arithmetic."""
     ex = Expansion()
     poly = ex(c, force=True)
     for m in atoms_of(poly):
@@ -66,8 +68,26 @@ def _centred(c: SSAValue, axes: tuple[int, ...], dt: str, ops: list) -> SSAValue
             continue
         if got == axes and same_poly(poly, padd(atom(x), atom(m), -1.0), dt):
             ops += [*ex.ops, mean]
+            inner: list = []
+            base = _centred(x, axes, dt, inner)
+            if base is not None:
+                ops += inner
+                return base
             return x
     return None
+
+
+def _centre_terms(x: SSAValue, m: SSAValue, axes: tuple[int, ...], dt: str,
+                  ops: list) -> bool:
+    """m is a mean over `axes` that the centring of x subtracts: mean(x), or (in the
+    compensated spelling) the mean of x - mean(x)."""
+    mean, mx, m_axes = reduction(m, "mean")
+    if m_axes != axes:
+        return False
+    if mx is x or _centred(mx, axes, dt, []) is x:
+        ops.append(mean)
+        return True
+    return False
 
 
 def _variance(v: SSAValue, dt: str, ops: list) -> tuple[str, SSAValue, tuple[int, ...]]:
@@ -133,8 +153,9 @@ def norm(root: IvyOp) -> Fused:
     dt = spec(y).dtype
     ex = Expansion()
     poly = ex(y, force=True)
-    shared = {v for v in atoms_of(poly) if _touches_stats(v)}
-    if shared:
+    shared: set = set()
+    while more := {v for v in atoms_of(poly) if _touches_stats(v)} - shared:
+        shared |= more  # (x - mean) - mean(x - mean) exposes its inner centring too
         ex = Expansion(allow=shared)
         poly = ex(y, force=True)
     rs = [v for v in atoms_of(poly) if producer(v, "rsqrt", "sqrt")]
@@ -163,14 +184,11 @@ def norm(root: IvyOp) -> Fused:
     lhs = atom(x)
     if name == "layer_norm":
         centre = [k for k in with_r if k != main[0]]
-        require(len(centre) == 1)
-        m = next((v for v, _ in centre[0] if v is not r and v is not g), None)
-        require(m is not None)
-        assert m is not None
-        mean, mx, m_axes = reduction(m, "mean")
-        require(mx is x and m_axes == axes)
-        ops.append(mean)
-        lhs = padd(lhs, atom(m), -1.0)
+        require(len(centre) in (1, 2))
+        for term in centre:
+            m = next((v for v, _ in term if v is not r and v is not g), None)
+            require(m is not None and _centre_terms(x, m, axes, dt, ops))
+            lhs = padd(lhs, atom(m), -1.0)
     require(same_poly(with_r, pmul(lhs, pmul(atom(r, power), gain)), dt))
     require(all(v is not r and v is not x for k in rest for v, _ in k))
     bias = None
