@@ -22,7 +22,7 @@ def _draw(op: str) -> Rule:
     dtype are those torch recorded for the result."""
     def emit(c: Ctx, *args: Any, **kwargs: Any) -> SSAValue:
         out = c.out
-        return c.emit(op, c.b.rng_key(), shape=list(out.shape), dtype=out.dtype)
+        return c.emit(op, c.b.rng_key(), shape=list(c.out_sizes), dtype=out.dtype)
     return emit
 
 

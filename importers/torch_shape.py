@@ -34,7 +34,7 @@ def _native_dropout(c: Ctx, x: SSAValue, p: float, train: bool | None) -> list[S
     spec = spec_of(x)
     if not train or p == 0:
         return [x, c.emit("ones", shape=list(c.out_sizes), dtype="bool")]
-    u = c.emit("random_uniform", c.b.rng_key(), shape=list(spec.shape), dtype=spec.dtype)
+    u = c.emit("random_uniform", c.b.rng_key(), shape=list(c.out_sizes), dtype=spec.dtype)
     keep = c.emit("greater_equal", u, c.const(p, spec.dtype))
     scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
     out = c.emit("where", keep, c.emit("multiply", x, c.const(scale, spec.dtype)),

@@ -27,8 +27,10 @@ def _random(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     check(a.get("low", 0.0) <= a.get("high", 1.0),
           f"low {a.get('low')} must not exceed high {a.get('high')}")
     check(a.get("std", 0.0) >= 0, f"std must be >= 0, got {a.get('std')}")
-    check(all(d >= 0 for d in a["shape"]), f"shape {a['shape']} has a negative dimension")
-    return [TensorSpec(tuple(a["shape"]), a["dtype"])]
+    dims = tuple(d if isinstance(d, int) else None for d in a["shape"])  # symbolic: ?
+    check(all(d is None or d >= 0 for d in dims), f"shape {a['shape']} has a negative "
+          "dimension")
+    return [TensorSpec(dims, a["dtype"])]
 
 
 @rule("threefry")
