@@ -4,10 +4,12 @@ bytes) -> the ivy dialect.
 The model is data, not code: ONNX's own protobuf reader loads it (external-data
 tensors from the model's folder, as raw bytes), and nothing from it is executed or
 pasted into source. Graph inputs become IR inputs (types from the example `args`,
-else from the graph's static input types); initializers become IR parameters named
-exactly as in the graph, trainable when floating-point, except small integer ones,
-which are known values (shapes and axes, so `Reshape` by an initializer stays static:
-`onnx_walk.Walker.initializer`). `TABLE` maps each default-domain operator onto
+else from the graph's declared input types), their `dim_param` dims symbolic
+(`onnx_dims`: one program for every batch or sequence length, the shape arithmetic
+on them folded into size expressions by `onnx_sizes`); initializers become IR
+parameters named exactly as in the graph, trainable when floating-point, except small
+integer ones, which are known values (shapes and axes, so `Reshape` by an initializer
+stays static: `onnx_walk.Walker.initializer`). `TABLE` maps each default-domain operator onto
 registry ops, one family module each; `UPGRADES` rewrites nodes of older opsets into
 the newest operator form first, so rules only know one form. The walk is
 `onnx_walk.Walker`; unknown operators are reported all at once.
@@ -16,6 +18,7 @@ the newest operator form first, so rules only know one form. The walk is
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -44,6 +47,7 @@ from . import (
 )
 from .common import ImportBuilder, Rule, Unmapped, merge_tables
 from .onnx_ctx import elem_dtype
+from .onnx_dims import declared_dims, dim_names, requested_dims
 from .onnx_walk import MISSING, Upgrade, Walker, output_value
 
 FAMILIES = (onnx_math, onnx_reduce, onnx_shape, onnx_index, onnx_control, onnx_loss,
@@ -91,7 +95,10 @@ def load_model(model: Any) -> tuple[Any, str]:
 
 def needs_examples(model: Any) -> bool:
     """Whether some graph input has no static type (a symbolic or unknown dim): then
-    `ivy_ir.compile` without example inputs compiles on the first call, per signature."""
+    `ivy_ir.compile` without example inputs compiles on the first call. That first
+    compile still keeps the `dim_param` dims symbolic (one program for all their
+    sizes), and its examples are there for the dims a node cannot keep symbolic
+    (`import_program`'s fallback), so a model that imported before still does."""
     graph = load_model(model)[0].graph
     inits = {t.name for t in graph.initializer}
     for info in graph.input:
@@ -103,12 +110,22 @@ def needs_examples(model: Any) -> bool:
 
 
 def import_program(model: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
-                   *, params: Any = None, buffers: Any = None, name: str = "main") -> Module:
+                   *, params: Any = None, buffers: Any = None, name: str = "main",
+                   dynamic: Any = None) -> Module:
     """Import an ONNX model. `args` (or `kwargs` by input name) are example inputs, one
-    per graph input that is not an initializer; without them the graph's static input
+    per graph input that is not an initializer; without them the graph's declared input
     types are used. An example given as a Python value (a list of ints, a number) rather
     than an array fixes that input at import: it is no input of the program, and rules
-    that need a known shape, axes or bounds can read it."""
+    that need a known shape, axes or bounds can read it.
+
+    Input dims the model names with a `dim_param` stay symbolic (`{ivy.dims}`), whatever
+    size the examples have: the model's author asked for them to be free, and one
+    program then serves every size (`onnx_dims`). A dim with neither a value nor a name
+    takes the example's size, or a generated name without examples. `dynamic` chooses:
+    None (the default) as said, falling back to the examples' sizes for every dim when
+    some node cannot keep a dim symbolic; True the same without that fallback (the
+    node is reported); False every dim static, from the examples; or
+    `{input name or position: {axis: dim name}}`: exactly those dims symbolic."""
     if params is not None or buffers is not None:
         raise TypeError("an ONNX model carries its weights as initializers; params= and "
                         "buffers= are not taken")
@@ -119,20 +136,50 @@ def import_program(model: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any
     inits = {t.name for t in graph.initializer}
     inputs = [i for i in graph.input if i.name not in inits]
     examples = _examples(inputs, tuple(args), dict(kwargs or {}))
-    specs, bad, static = {}, {}, {}
+    given = bool(args or kwargs)
+    symbolic = _symbolic(inputs, dynamic, given)
+    try:
+        return _import(proto, file, inputs, examples, symbolic, name)
+    except UnsupportedOpsError:
+        if dynamic is not None or not symbolic or not given:
+            raise
+    return _import(proto, file, inputs, examples, {}, name)
+
+
+def _symbolic(inputs: list[Any], dynamic: Any, given: bool) -> dict[str, dict[int, str]]:
+    """Input name -> axis -> dim name of the dims that stay symbolic (see
+    `import_program`)."""
+    declared = [(i.name, declared_dims(i)) for i in inputs]
+    if dynamic is False:
+        return {}
+    if dynamic is None or dynamic is True:
+        return dim_names(declared, free_unnamed=not given)
+    if isinstance(dynamic, Mapping):
+        return requested_dims(dynamic, [n for n, _ in declared], [d for _, d in declared])
+    raise TypeError("dynamic= must be None, True, False or a dict {input name or position: "
+                    f"{{axis: dim name}}}}, not {type(dynamic).__name__}")
+
+
+def _import(proto: Any, file: str, inputs: list[Any], examples: list[Any],
+            symbolic: dict[str, dict[int, str]], name: str) -> Module:
+    """One import of the graph with the dims of `symbolic` kept symbolic."""
+    graph = proto.graph
+    specs, bad, static, dims = {}, {}, {}, {}
     for info, example in zip(inputs, examples):
+        named = symbolic.get(info.name, {})
         try:
             if example is not None and not is_array(example):
                 static[info.name] = _static_input(info, example)
             else:
-                specs[info.name] = _input_spec(info, example)
+                specs[info.name] = _input_spec(info, example, named)
+                dims[info.name] = [named.get(k) for k in range(specs[info.name].rank)]
         except Unmapped as exc:
             bad[info.name] = exc.detail
-    builder = ImportBuilder("onnx", list(specs.values()), list(specs))
+    builder = ImportBuilder("onnx", list(specs.values()), list(specs), list(dims.values()))
     opsets = {o.domain: o.version for o in proto.opset_import}
     walker = Walker(builder, TABLES, UPGRADES, opsets, file)
     for info, arg in zip([i for i in inputs if i.name in specs], builder.inputs):
-        walker.bind_input(info.name, arg)
+        walker.bind_input(info.name, arg, dims[info.name])
     for input_name, array in static.items():
         walker.root.bind(input_name, array)
     for input_name, detail in bad.items():
@@ -144,7 +191,7 @@ def import_program(model: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any
     outs = []
     for out in graph.output:
         try:
-            outs.append(output_value(builder, walker.root.get(out.name)))
+            outs.append(output_value(builder, walker.root.get(out.name), out.name))
         except Unmapped as exc:
             walker.report(f"output {exc.detail}", "graph")
     try:
@@ -203,30 +250,33 @@ def _declared_dtype(info: Any) -> str | None:
     return elem_dtype(elem) if elem else None
 
 
-def _input_spec(info: Any, example: Any) -> TensorSpec:
+def _input_spec(info: Any, example: Any, named: Mapping[int, str]) -> TensorSpec:
     """An input's type: the example's (checked against the declared element type and
-    static dims), else the declared one."""
+    static dims), else the declared one; the dims of `named` are dynamic either way."""
     declared = _declared_dtype(info)
-    tensor = info.type.tensor_type
-    dims = [d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim] \
-        if tensor.HasField("shape") else None
-    if dims is not None and any(d is not None and d < 0 for d in dims):
+    dims = declared_dims(info)
+    if dims is not None and any(isinstance(d, int) and d < 0 for d in dims):
         raise ValueError(f"ONNX input '{info.name}' declares a negative dim: {dims}")
     if example is None:
-        if declared is None or dims is None or None in dims:
+        if declared is None or dims is None or any(
+                not isinstance(d, int) and k not in named for k, d in enumerate(dims)):
             shown = "?" if dims is None else ", ".join(
-                "?" if d is None else str(d) for d in dims)
+                str(d) if isinstance(d, int) else "?" for d in dims)
             raise TypeError(f"ONNX input '{info.name}' has no static type ([{shown}] "
                             f"{declared or 'unknown dtype'}); pass example inputs: "
                             "ivy_ir.compile(model, args=(x, ...))")
-        return TensorSpec(tuple(dims), declared)
+        return TensorSpec(tuple(None if k in named else d for k, d in enumerate(dims)),
+                          declared)
     array = np.asarray(example.detach() if hasattr(example, "detach") else example)
     if dims is not None and (len(dims) != array.ndim or any(
-            d is not None and d != s for d, s in zip(dims, array.shape))):
+            isinstance(d, int) and d != s for d, s in zip(dims, array.shape))):
         raise ValueError(f"example input '{info.name}' has shape {list(array.shape)}; the "
-                         f"model declares {['?' if d is None else d for d in dims]}")
+                         f"model declares {[d if isinstance(d, int) else '?' for d in dims]}")
+    if any(k >= array.ndim for k in named):
+        raise ValueError(f"dynamic=: example input '{info.name}' has rank {array.ndim}; "
+                         f"axes {sorted(named)} do not exist")
     spec = TensorSpec.of(array)
     if declared is not None and spec.dtype != declared:
         raise TypeError(f"example input '{info.name}' has dtype {spec.dtype}; the model "
                         f"declares {declared} (ONNX does not convert inputs)")
-    return spec
+    return spec.with_(shape=tuple(None if k in named else d for k, d in enumerate(spec.shape)))

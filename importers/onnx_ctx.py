@@ -5,10 +5,11 @@ The walker (`onnx_walk.py`) calls every rule of the operator table as
 Python (`decode_attrs`; schema defaults are not filled in, rules use Python defaults).
 An input is an SSA value of the IR being built, a *known* NumPy array (a `Constant`, a
 `Shape` of static shapes, a small integer initializer, or a result computed only from
-those), or None for an omitted optional input. `emit` folds: a registry op whose
-operands are all known runs in the reference evaluator (unless its result is large),
-so shape arithmetic (`Shape -> Gather -> Concat -> Reshape`) never reaches the IR and
-static operands stay readable. A known array becomes an IR constant only where a
+those), a symbolic shape value (`onnx_dims.Sizes`: a `Shape` of dynamic dims and the
+arithmetic on it), or None for an omitted optional input. `emit` folds: a registry op
+whose operands are all known runs in the reference evaluator (unless its result is
+large), so shape arithmetic (`Shape -> Gather -> Concat -> Reshape`) never reaches the
+IR and static operands stay readable. A known array becomes an IR constant only where a
 traced op consumes it, once per array and block.
 """
 
@@ -25,9 +26,11 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from ivy_ir.core.evaluate import evaluate
 from ivy_ir.dialect import SPECS, TensorSpec
 from ivy_ir.dialect.checks import check_attrs, infer_types
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import numpy_dtype
 
 from .common import ImportBuilder, Unmapped, dtype_of, spec_of
+from .onnx_dims import Dim, Sizes
 
 FOLD_LIMIT = 4096
 """Largest op result (in elements) computed at import time from known operands; bigger
@@ -50,7 +53,7 @@ ELEM_NAMES: dict[int, str] = {
 }
 """Names of the ONNX element types the registry lacks, for the report."""
 
-Value = SSAValue | np.ndarray | None
+Value = SSAValue | np.ndarray | Sizes | None
 
 
 def elem_dtype(elem_type: int) -> str:
@@ -129,6 +132,8 @@ class Graphs(Protocol):
 
     def input_name(self, value: SSAValue) -> str | None: ...
 
+    def shape_of(self, value: SSAValue) -> tuple[Dim, ...]: ...
+
 
 class Constants:
     """The IR constants made of known arrays, once per array and block: a constant
@@ -194,6 +199,10 @@ class Ctx:
         if isinstance(value, np.ndarray):
             return self.emit("astype", value, dtype=dtype) if value.dtype != numpy_dtype(
                 dtype) else value
+        if isinstance(value, Sizes):  # a shape value stays one in either index dtype
+            if dtype not in ("int32", "int64"):
+                raise _only_shapes(value, f"the value cast to {dtype}")
+            return Sizes(value.array, dtype)
         return self.b.cast(value, dtype)
 
     @staticmethod
@@ -207,6 +216,8 @@ class Ctx:
             return TensorSpec(value.shape, dtype_of(value.dtype))
         if isinstance(value, SSAValue):
             return spec_of(value)
+        if isinstance(value, Sizes):
+            return TensorSpec(value.shape, value.dtype)
         raise Unmapped("an omitted optional input is used")
 
     @staticmethod
@@ -220,6 +231,8 @@ class Ctx:
         array and block)."""
         if isinstance(value, np.ndarray):
             return self.constants.of(value)
+        if isinstance(value, Sizes):
+            raise _only_shapes(value, "an operand")
         if not isinstance(value, SSAValue):
             raise Unmapped("an omitted optional input is used")
         return value
@@ -230,6 +243,8 @@ class Ctx:
         known here: geometry such as Resize's scales is fixed at import like a Constant."""
         if isinstance(value, np.ndarray):
             return value
+        if isinstance(value, Sizes):
+            raise _only_shapes(value, what)
         weight = self._initializer(value)
         if weight is None:
             raise NotKnown(what, self._input_sources(value))
@@ -265,6 +280,20 @@ class Ctx:
                 stack.extend(v.owner.operands)
         return sorted(found)
 
+    def dims(self, value: Any) -> tuple[Dim, ...]:
+        """`value`'s shape with each dynamic dim's size expression where the importer
+        can name it, None where it cannot (`onnx_dim_flow`)."""
+        if isinstance(value, SSAValue):
+            return self.graphs.shape_of(value)
+        return self.spec(value).shape
+
+    def sizes(self, value: Any, what: str) -> list[int | SymDim]:
+        """A known shape input's entries, each an int or a size expression over the
+        input dims (a `Sizes` from symbolic shape arithmetic)."""
+        if isinstance(value, Sizes):
+            return value.entries()
+        return self.ints(value, what)
+
     def ints(self, value: Any, what: str) -> list[int]:
         """A known input's values as a flat list of ints (shape, axes, bounds)."""
         return [int(v) for v in np.ravel(self.static(value, what))]
@@ -289,6 +318,14 @@ class Ctx:
         insertion point, e.g. inside a region being recorded) with `inputs` bound to
         its inputs; names of the enclosing graphs stay visible."""
         return self.graphs.subgraph(graph, inputs)
+
+
+def _only_shapes(value: Sizes, what: str) -> Unmapped:
+    """The report for a symbolic shape value used where no size expression can go: it
+    exists only at import, so only shape arithmetic and shape attributes take it."""
+    return Unmapped(f"{what} is the shape value {value} of dynamic sizes, which only "
+                    "shape arithmetic and the shapes of Reshape, Expand and ConstantOfShape "
+                    "take (no op reads a size at run time)")
 
 
 def _small(spec: Any, operands: Sequence[Any], attrs: dict[str, Any]) -> bool:

@@ -21,6 +21,7 @@ from ivy_ir.core.control import emit_scan
 
 from .common import Rule, Unmapped
 from .onnx_ctx import Ctx
+from .onnx_dims import Sizes
 
 
 def _index(c: Ctx, indices: Any) -> Any:
@@ -192,7 +193,7 @@ def _constant_of_shape(c: Ctx, shape: Any, value: Any = None) -> Any:
     """`ivy.full`; an integer fill a float attribute cannot hold exactly (beyond 2**53)
     is added to zeros instead."""
     fill = np.zeros(1, np.float32) if value is None else np.asarray(value)
-    dims = c.ints(shape, "the shape")
+    dims = c.sizes(shape, "the shape")
     dtype = c.spec(fill).dtype
     first = fill.ravel()[0]
     if fill.dtype.kind in "fb" or int(first) == float(first):
@@ -204,10 +205,28 @@ def _range(c: Ctx, start: Any, limit: Any, delta: Any) -> Any:
     """start + i * delta for i < ceil((limit - start) / delta): the count as ONNX
     computes it, the values as `start + arange(n) * delta` in the inputs' dtype."""
     dtype = c.spec(start).dtype
+    if isinstance(limit, Sizes):
+        return _range_to_size(c, start, limit, delta, dtype)
     lo, hi, step = (c.static(v, "Range bounds").item() for v in (start, limit, delta))
     n = max(int(np.ceil((hi - lo) / step)), 0)
     steps = c.emit("arange", start=0, stop=n, dtype=dtype)
     return c.emit("add", c.const(lo, dtype), c.emit("multiply", steps, c.const(step, dtype)))
+
+
+def _range_to_size(c: Ctx, start: Any, limit: Sizes, delta: Any, dtype: str) -> Any:
+    """`Range(0, n, step)` to a symbolic size n (position ids of a sequence): the
+    registry's `arange` takes its bounds as numbers, so the n indices are the running
+    sum of n ones, less one, times the step. Only a start of 0 and a positive step are
+    taken: the count ceil(n / step) is then a size expression that is never negative."""
+    lo, step = (c.static(v, "Range start and delta").item() for v in (start, delta))
+    if lo != 0 or step <= 0 or int(step) != step or dtype not in ("int32", "int64"):
+        raise Unmapped(f"a Range to the dynamic size {limit}: only Range(0, size, step) "
+                       "with an integer step > 0 is taken")
+    count = limit.entries()[0]
+    count = count if step == 1 else (count + int(step) - 1) // int(step)
+    ones = c.emit("ones", shape=[count], dtype=dtype)
+    index = c.emit("subtract", c.emit("cumsum", ones, axis=0), c.const(1, dtype))
+    return index if step == 1 else c.emit("multiply", index, c.const(step, dtype))
 
 
 def _eye_like(c: Ctx, x: Any, dtype: int | None = None, k: int = 0) -> Any:

@@ -5,18 +5,23 @@ ONNX takes shapes, axes, pads and slice bounds as *inputs* (older opsets took th
 attributes: `UPGRADES` turns those into known input arrays first). The registry takes
 them as static attributes, so each must be known at import time (a `Constant`, a small
 integer initializer, or shape arithmetic folded from static shapes); a traced one is
-reported. Gathers, scatters and the constant makers are in `onnx_index.py`.
+reported. A `Reshape` or `Expand` target may also hold size expressions over the
+input's symbolic dims (`onnx_dims.Sizes`), and `Shape`, `Size` and `Flatten` of a
+value with such dims give them (`Ctx.dims`). Gathers, scatters and the constant makers
+are in `onnx_index.py`.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from ivy_ir.dialect.types import INT64_MAX, INT64_MIN
+
 from .common import Rule, Unmapped
 from .onnx_ctx import Ctx
+from .onnx_dims import broadcast_dims, infer_minus_one, sizes
 
 
 def _static_shape(c: Ctx, x: Any, what: str) -> list[int]:
@@ -36,14 +41,23 @@ def _axes(c: Ctx, value: Any, rank: int, what: str = "axes") -> list[int]:
 
 
 def _reshape(c: Ctx, x: Any, shape: Any, allowzero: int = 0) -> Any:
-    """A 0 in `shape` copies the input's dim (unless `allowzero`); one -1 is inferred."""
-    dims = c.ints(shape, "the target shape")
-    src = c.spec(x).shape
+    """A 0 in `shape` copies the input's dim (unless `allowzero`); one -1 is inferred
+    (at import where the sizes of a symbolic input cancel, else when it runs). The
+    shape may hold size expressions (a `Sizes` from symbolic shape arithmetic)."""
+    dims: list[Any] = c.sizes(shape, "the target shape")
+    src = c.dims(x)
     if not allowzero:
-        dims = [src[i] if d == 0 and i < len(src) else d for i, d in enumerate(dims)]
+        dims = [src[i] if _is(d, 0) and i < len(src) else d for i, d in enumerate(dims)]
     if any(d is None for d in dims):
-        raise Unmapped("a 0 in the target shape copies a dynamic dim")
+        raise Unmapped("a 0 in the target shape copies a dynamic dim of unknown size")
+    if None in c.spec(x).shape:
+        dims = infer_minus_one(src, dims)
     return c.emit("reshape", x, shape=dims)
+
+
+def _is(d: Any, n: int) -> bool:
+    """Whether a size entry is the int `n` (a size expression is no int)."""
+    return isinstance(d, (int, np.integer)) and d == n
 
 
 def _transpose(c: Ctx, x: Any, perm: list[int] | None = None) -> Any:
@@ -69,9 +83,20 @@ def _unsqueeze(c: Ctx, x: Any, axes: Any) -> Any:
 
 
 def _flatten(c: Ctx, x: Any, axis: int = 1) -> Any:
-    shape = _static_shape(c, x, "Flatten")
+    shape = c.dims(x)
+    if None in shape:
+        raise Unmapped(f"Flatten of a dynamic shape {c.spec(x).shape} whose sizes are "
+                       "unknown")
     axis = axis + len(shape) if axis < 0 else axis
-    return c.emit("reshape", x, shape=[math.prod(shape[:axis]), math.prod(shape[axis:])])
+    return c.emit("reshape", x, shape=[_product(shape[:axis]), _product(shape[axis:])])
+
+
+def _product(dims: Any) -> Any:
+    """The product of sizes (ints, size expressions), an int when every one is."""
+    out = 1
+    for d in dims:
+        out = out * d
+    return out
 
 
 def _concat(c: Ctx, *xs: Any, axis: int) -> Any:
@@ -107,18 +132,29 @@ def _slice(c: Ctx, x: Any, starts: Any, ends: Any, axes: Any = None, steps: Any 
            ) -> Any:
     """ONNX's clamping of starts and ends is Python's slice rule, so the bounds pass on
     as they are (clamped to [-dim-1, dim] so they stay small numbers)."""
-    shape = _static_shape(c, x, "Slice")
+    shape = c.spec(x).shape
     rank = len(shape)
     b, e = c.ints(starts, "starts"), c.ints(ends, "ends")
     ax = _axes(c, axes, rank) if axes is not None else list(range(len(b)))
     st = c.ints(steps, "steps") if steps is not None else [1] * len(b)
-    start, stop, step = [0] * rank, list(shape), [1] * rank
+    start = [0] * rank
+    stop = [INT64_MAX if d is None else d for d in shape]
+    step = [1] * rank
     for a, lo, hi, s in zip(ax, b, e, st, strict=True):
         if s == 0:
             raise Unmapped("a step of 0")
         d = shape[a]
+        if d is None:  # a dynamic dim: Python's clamping when it runs is ONNX's
+            if s < 0:
+                raise Unmapped("a negative step along a dynamic dim")
+            start[a], stop[a], step[a] = _int64(lo), _int64(hi), s
+            continue
         start[a], stop[a], step[a] = max(-d - 1, min(d, lo)), max(-d - 1, min(d, hi)), s
     return c.emit("slice", x, start=start, stop=stop, step=step)
+
+
+def _int64(v: int) -> int:
+    return max(INT64_MIN, min(INT64_MAX, v))
 
 
 def _slice_upgrade(inputs: list[Any], attrs: dict[str, Any], opset: int
@@ -130,13 +166,16 @@ def _slice_upgrade(inputs: list[Any], attrs: dict[str, Any], opset: int
 
 
 def _expand(c: Ctx, x: Any, shape: Any) -> Any:
-    """Broadcast both ways: the result has the broadcast of x's shape and `shape`."""
-    target = c.ints(shape, "the target shape")
-    src = list(c.spec(x).shape)
-    if None in src:
-        raise Unmapped("Expand of a dynamic shape")
-    out = list(np.broadcast_shapes(tuple(src), tuple(target)))
-    return c.emit("broadcast_to", x, shape=out) if out != src else _same(c, x)
+    """Broadcast both ways: the result has the broadcast of x's shape and `shape` (which
+    may hold size expressions, as may x's dynamic dims)."""
+    target = c.sizes(shape, "the target shape")
+    src = list(c.dims(x))
+    out = broadcast_dims(src, target)
+    if out == src:
+        return _same(c, x)
+    if None in out:
+        raise Unmapped(f"Expand of a dynamic shape {c.spec(x).shape} whose sizes are unknown")
+    return c.emit("broadcast_to", x, shape=out)
 
 
 def _tile(c: Ctx, x: Any, repeats: Any) -> Any:
@@ -237,17 +276,21 @@ def _center_crop_pad(c: Ctx, x: Any, shape: Any, axes: list[int] | None = None) 
     return out
 
 
-def _shape(c: Ctx, x: Any, start: int = 0, end: int | None = None) -> np.ndarray:
-    """A known int64 vector of x's dims `start:end` (ONNX clamps them)."""
-    shape = c.spec(x).shape
-    picked = shape[slice(start, end)]
+def _shape(c: Ctx, x: Any, start: int = 0, end: int | None = None) -> Any:
+    """A known int64 vector of x's dims `start:end` (ONNX clamps them); a symbolic
+    shape value (`Sizes`) where they hold dynamic dims."""
+    picked = c.dims(x)[slice(start, end)]
     if None in picked:
-        raise Unmapped(f"Shape of a dynamic shape {shape}")
-    return np.asarray(picked, np.int64)
+        raise Unmapped(f"Shape of a dynamic shape {c.spec(x).shape} whose sizes are "
+                       "unknown (they are no expression of the input dims)")
+    return sizes(picked, "int64")
 
 
-def _size(c: Ctx, x: Any) -> np.ndarray:
-    return np.asarray(math.prod(_static_shape(c, x, "Size")), np.int64)
+def _size(c: Ctx, x: Any) -> Any:
+    shape = c.dims(x)
+    if None in shape:
+        raise Unmapped(f"Size of a dynamic shape {c.spec(x).shape} whose sizes are unknown")
+    return sizes(_product(shape), "int64")
 
 
 def _same(c: Ctx, x: Any) -> Any:

@@ -2,7 +2,8 @@
 
 ONNX lists a graph's nodes in topological order, so the walk is a single loop: per
 node, normalize (an `UPGRADES` row rewrites a node of an older opset into the newest
-operator form), look up the rule of its `op_type` and call it as
+operator form), look up the rule of its `op_type` (the shape-arithmetic rule of
+`onnx_sizes.TABLE` when its data input is a symbolic shape value) and call it as
 `rule(ctx, *inputs, **attrs)` (`onnx_ctx.Ctx`). A node that cannot be imported (no
 rule, a domain without a table, an unsupported dtype, a rule raising `Unmapped`, an
 attribute the rule does not take) is recorded for the all-at-once report with its
@@ -27,9 +28,13 @@ from xdsl.utils.exceptions import VerifyException
 from ivy_ir.core.locations import identifier
 from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
+from ivy_ir.dialect.symbolic import SymbolicError
 
+from . import onnx_sizes
 from .common import ImportBuilder, Rule, Unmapped
 from .onnx_ctx import Constants, Ctx, Deferred, NotKnown, Value, decode_attrs, tensor_array
+from .onnx_dim_flow import SymShapes
+from .onnx_dims import Dim, Sizes
 
 Upgrade = Any
 """`upgrade(inputs, attrs, opset) -> (inputs, attrs)`: a node of an older opset in the
@@ -87,11 +92,18 @@ class Walker:
         self._inputs: dict[SSAValue, str] = {}
         self.static_wanted: set[str] = set()
         """Graph inputs whose values a rule needed at import (`NotKnown`)."""
+        self.shapes = SymShapes()
 
-    def bind_input(self, name: str, value: SSAValue) -> None:
-        """Bind graph input `name` to its IR input."""
+    def bind_input(self, name: str, value: SSAValue, dims: Sequence[str | None] = ()) -> None:
+        """Bind graph input `name` to its IR input, whose dynamic dims `dims` names."""
         self._inputs[value] = name
         self.root.bind(name, value)
+        if any(dims):
+            self.shapes.bind(value, dims)
+
+    def shape_of(self, value: SSAValue) -> tuple[Dim, ...]:
+        """`value`'s shape, dynamic dims as size expressions where known."""
+        return self.shapes.of(value)
 
     def input_name(self, value: SSAValue) -> str | None:
         """The graph input an IR value is, if it is one."""
@@ -162,9 +174,11 @@ class Walker:
             return
         try:
             results = self._call(node, opset, domain, inputs)
-        except (Unmapped, InferError, AttrError, VerifyException, IndexError) as exc:
+        except (Unmapped, InferError, AttrError, VerifyException, IndexError,
+                SymbolicError) as exc:
             # registry errors: an operand dtype or attribute value the registry op refuses;
-            # an IndexError: an axis attribute out of range for the operand's rank
+            # an IndexError: an axis attribute out of range for the operand's rank; a
+            # SymbolicError: a size expression beyond the IR's size arithmetic
             detail = exc.detail if isinstance(exc, Unmapped) else str(exc).split("\n")[0]
             if isinstance(exc, IndexError):
                 detail = f"an axis or index out of range ({detail})"
@@ -186,8 +200,7 @@ class Walker:
     def _call(self, node: Any, opset: int, domain: str, inputs: list[Value]) -> list[Value]:
         if domain not in self.tables:
             raise Unmapped(f"operators of domain '{domain}' are not imported")
-        rule = self.tables[domain].get(node.op_type)
-        if rule is None:
+        if node.op_type not in self.tables[domain]:
             raise Unmapped()
         attrs = decode_attrs(node)
         ctx = Ctx(self, self.builder, self.constants, node, opset)
@@ -196,6 +209,9 @@ class Walker:
             if opset < since:
                 inputs, attrs = upgrade(list(inputs), dict(attrs), opset)
                 inputs = [v.make(ctx) if isinstance(v, Deferred) else v for v in inputs]
+        # shape arithmetic on a symbolic shape value has its own rules (`onnx_sizes`)
+        rule = (None if domain else onnx_sizes.rule_for(node.op_type, inputs)) \
+            or self.tables[domain][node.op_type]
         unknown = _unknown_attrs(rule, attrs)
         if unknown:
             raise Unmapped(f"attribute{'s' * (len(unknown) > 1)} {', '.join(unknown)} "
@@ -204,7 +220,18 @@ class Walker:
             _signature(rule).bind(ctx, *inputs, **attrs)
         except TypeError as exc:
             raise Unmapped(f"the node does not fit the operator: {exc}") from None
-        out = rule(ctx, *inputs, **attrs)
+        try:
+            out = rule(ctx, *inputs, **attrs)
+        except (InferError, AttrError, SymbolicError):
+            raise  # the registry's or the size arithmetic's own report
+        except (TypeError, AttributeError, ValueError):
+            # a shape value of dynamic sizes reaching a rule written for tensors and
+            # known arrays (the ones that take it say so): reported, not a traceback
+            shapes = [v for v in inputs if isinstance(v, Sizes)]
+            if not shapes:
+                raise
+            raise Unmapped(f"an input is the shape value {shapes[0]} of dynamic sizes, "
+                           "which this operator does not take") from None
         return list(out) if isinstance(out, (list, tuple)) else [out]
 
     def _fail(self, node: Any, opset: int, domain: str, detail: str, label: str,
@@ -239,9 +266,13 @@ def _unknown_attrs(rule: Rule, attrs: Mapping[str, Any]) -> list[str]:
     return [] if accepted is None else sorted(a for a in attrs if a not in accepted)
 
 
-def output_value(builder: ImportBuilder, value: Value | Missing) -> SSAValue | None:
+def output_value(builder: ImportBuilder, value: Value | Missing, name: str = ""
+                 ) -> SSAValue | None:
     """A graph output as an IR value (known arrays become constants); None where the
     node producing it failed (the report is raised by `finish`)."""
     if isinstance(value, np.ndarray):
         return builder.constant(value)
+    if isinstance(value, Sizes):
+        raise Unmapped(f"'{name}' is the shape value {value} of dynamic sizes (no op "
+                       "reads a size at run time)")
     return value if isinstance(value, SSAValue) else None

@@ -77,7 +77,7 @@ def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
     return flat[prefix[:-1]]
 
 
-DYNAMIC_SOURCES = ("torch", "jax", "tensorflow")
+DYNAMIC_SOURCES = ("torch", "jax", "tensorflow", "onnx")
 """The sources whose importers take `dynamic=` (symbolic dims)."""
 
 
@@ -101,7 +101,8 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
 
     `dynamic` keeps dims symbolic, so one program serves every size of them:
     `{"x": {0: "batch", 1: "seq"}}` (an input's name or position -> axis -> dim name) or
-    True (dim 0 of every input, named `batch`). Taken from torch sources so far.
+    True (dim 0 of every input, named `batch`; for an ONNX model, its own `dim_param`
+    dims, which stay symbolic by default, and False makes every dim static).
     """
     source, args, kwargs = _prepared(fn, args, kwargs, params, buffers, source)
     if dynamic and source not in DYNAMIC_SOURCES:
@@ -113,7 +114,8 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
         fn, params, buffers = program()
     if source != "ivy":
         program = _checked(fn) if inspect.isfunction(fn) or inspect.ismethod(fn) else fn
-        extra = {"dynamic": dynamic} if dynamic else {}
+        extra = {"dynamic": dynamic} if dynamic is not None and source in DYNAMIC_SOURCES \
+            else {}
         return importers.importer(source).import_program(program, args, kwargs,
                                                          params=params, buffers=buffers,
                                                          name=name, **extra)

@@ -214,8 +214,8 @@ def test_a_model_that_fixes_a_dynamic_dim_is_reported(block):
 
 def test_dynamic_is_refused_for_sources_that_do_not_take_it_yet():
     with pytest.raises(NotImplementedError, match="dynamic= is taken from torch, jax, "
-                                                  "tensorflow programs so far; this one is "
-                                                  "numpy"):
+                                                  "tensorflow, onnx programs so far; this "
+                                                  "one is numpy"):
         ivy_ir.compile(lambda x: np.tanh(x), args=(np.zeros((2, 3), np.float32),),
                        dynamic=True)
 
@@ -306,3 +306,14 @@ def test_torch_transformer_encoder_layer_with_dynamic_batch_and_length(target):
     compiled = ivy_ir.compile(layer, target=target, args=(torch.randn(2, 6, 32),),
                               dynamic={"src": {0: "batch", 1: "seq"}})
     _check_sizes(layer, compiled, [(b, s, 32) for b, s in SIZES], target)
+
+
+@pytest.mark.parametrize("target", ["numpy", "torch"])
+def test_training_dropout_draws_a_mask_of_the_dynamic_size(target):
+    drop = torch.nn.Dropout(0.5).train()
+    compiled = ivy_ir.compile(drop, target=target, args=(torch.ones(2, 16),), dynamic=True)
+    for b in (1, 64):
+        y = _np(compiled(np.ones((b, 16), np.float32)))
+        assert y.shape == (b, 16) and set(np.unique(y)) <= {0.0, 2.0}
+    assert 0.35 < float(np.mean(y == 0)) < 0.65  # 1,024 draws at p = 0.5
+    assert compiled.traces == 1
