@@ -1,9 +1,9 @@
 """Dynamic dims through `torch.export`: `ivy_ir.compile(m, args=..., dynamic=...)`.
 
 The user names dims (`dynamic={"x": {0: "batch", 1: "seq"}}`, keys an input's name or
-position, or `dynamic=True`: dim 0 of every tensor input is `batch`); the export gets
-one `torch.export.Dim` per name, so torch traces the model once with symbolic sizes and
-checks that the code does not specialize them. In the exported graph every size is then
+position, or `dynamic=True`: dim 0 of every tensor input is `batch`); the export marks
+each `Dim.DYNAMIC`, so torch traces the model once with symbolic sizes and checks that
+the code does not specialize them. In the exported graph every size is then
 a SymInt whose expression is over torch's own symbols (`s0`, `s0*s1`, `(s0//2)`):
 `DimNames` renames those symbols to the user's names and turns each expression into an
 IR size (`ivy_ir.dialect.symbolic.SymDim`), for input types (`{ivy.dims}`) and for the
@@ -32,13 +32,13 @@ def requested(dynamic: Any, args: Sequence[Any], names: Sequence[str] | None
 
 
 def export_shapes(wanted: dict[tuple[int, int], str], args: Sequence[Any]) -> tuple[Any, ...]:
-    """`torch.export`'s `dynamic_shapes` for the positional arguments: one `Dim` per name
-    (a name used twice is one size)."""
-    dims: dict[str, Any] = {}
+    """`torch.export`'s `dynamic_shapes` for the positional arguments: each named dim
+    `Dim.DYNAMIC`, so torch infers its range from the code (a position table's length
+    bounds a sequence) and refuses code that fixes it; the names are ours (`DimNames`),
+    and inputs naming one dim alike are checked equal when called."""
     spec: list[Any] = [None] * len(args)
-    for (i, axis), name in wanted.items():
-        dim = dims.setdefault(name, torch.export.Dim(name))
-        spec[i] = {**(spec[i] or {}), axis: dim}
+    for i, axis in wanted:
+        spec[i] = {**(spec[i] or {}), axis: torch.export.Dim.DYNAMIC}
     return tuple(spec)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INT64_MAX
 
 from .common import Rule, Unmapped, spec_of
@@ -92,6 +93,9 @@ def slice_axis(c: Ctx, x: SSAValue, dim: int, start: int, stop: int, step: int =
 def _slice(c: Ctx, x: SSAValue, dim: int = 0, start: int | None = None,
            end: int | None = None, step: int = 1) -> SSAValue:
     size = spec_of(x).shape[dim]
+    if isinstance(end, SymDim) or size is None:  # `x[:, :seq]`: bounds resolved at run time
+        return slice_axis(c, x, dim, 0 if start is None else start,
+                          INT64_MAX if end is None else end, step)
     b, e, s = slice(start, end, step).indices(size)
     if (b, e, s) == (0, size, 1):
         return x
@@ -110,8 +114,11 @@ def _select(c: Ctx, x: SSAValue, dim: int, index: int | TensorScalar) -> SSAValu
         negative = c.emit("less", idx, c.const(0, "int64"))
         idx = c.emit("where", negative, c.emit("add", idx, c.const(size, "int64")), idx)
         return c.emit("take", x, idx, axis=dim)
-    index %= size
-    return _reshape(c, slice_axis(c, x, dim, index, index + 1))
+    if size is not None:
+        index %= size
+    # on a dynamic dim a negative index counts from the end at run time
+    stop = INT64_MAX if index == -1 else index + 1
+    return _reshape(c, slice_axis(c, x, dim, index, stop))
 
 
 def _joined(op: str) -> Rule:

@@ -158,7 +158,7 @@ def _bounds(start: int, stop: int, step: int, dim: int | None) -> tuple[int, int
     """Python's slice bounds in ONNX's terms, resolved where the size is static: ONNX
     clamps a start before the axis into it under a negative step, where Python gives
     nothing, and reads an end of -1 as the last element."""
-    if dim is None:
+    if dim is None or not isinstance(stop, int):  # a symbolic stop: computed in the graph
         return start, stop, step
     first, last, step = slice(start, stop, step).indices(dim)
     if not range(first, last, step):

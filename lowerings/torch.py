@@ -239,7 +239,7 @@ def _slice(c: OpContext) -> str:
         lo, hi = (None if b in (INT64_MIN, INT64_MAX) else b,
                   None if e in (INT64_MIN, INT64_MAX) else e)
         if s > 0:
-            parts.append(f"{'' if lo is None else lo}:{'' if hi is None else hi}"
+            parts.append(f"{'' if lo is None else lo}:{'' if hi is None else literal(hi)}"
                          + (f":{s}" if s != 1 else ""))
             continue
         r = range(*slice(lo, hi, s).indices(d))

@@ -317,3 +317,24 @@ def test_training_dropout_draws_a_mask_of_the_dynamic_size(target):
         assert y.shape == (b, 16) and set(np.unique(y)) <= {0.0, 2.0}
     assert 0.35 < float(np.mean(y == 0)) < 0.65  # 1,024 draws at p = 0.5
     assert compiled.traces == 1
+
+
+@pytest.mark.parametrize("target", ["numpy", "onnx"])
+def test_hf_bert_with_dynamic_batch_and_length(target):
+    # position ids are a slice of a buffer to the symbolic length (`[:, :seq]`)
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(3)
+    config = transformers.BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=37,
+                                     max_position_embeddings=64)
+    model = transformers.BertModel(config).eval()
+    compiled = ivy_ir.compile(model, target=target, args=(torch.randint(0, 100, (2, 7)),),
+                              dynamic={"input_ids": {0: "batch", 1: "seq"}})
+    assert 'ivy.dims = ["batch", "seq"]' in compiled.ir
+    for b, s in SIZES:
+        ids = torch.randint(0, 100, (b, s))
+        got = compiled(ids.numpy())
+        got = got["last_hidden_state"] if isinstance(got, dict) else got[0]
+        np.testing.assert_allclose(_np(got), model(ids)[0].detach().numpy(), rtol=1e-5,
+                                   atol=2e-5, err_msg=f"{target} at {(b, s)}")
+    assert compiled.traces == 1

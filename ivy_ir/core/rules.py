@@ -189,7 +189,9 @@ def literal_array(value: np.ndarray) -> str:
 
 def slice_parts(attrs: dict[str, Any]) -> list[str]:
     """Python slice text per axis of an `ivy.slice` (`1:`, `::-1`, `2:5:2`)."""
-    def bound(v: int) -> str:
+    def bound(v: int | SymDim) -> str:
+        if isinstance(v, SymDim):
+            return v.python()
         return "" if v in (INT64_MIN, INT64_MAX) else str(v)
     return [f"{bound(b)}:{bound(e)}" + ("" if s == 1 else f":{s}")
             for b, e, s in zip(attrs["start"], attrs["stop"], attrs["step"])]

@@ -415,6 +415,10 @@ def _slice(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     check(len(start) == len(stop) == len(step) == x.rank,
           f"start/stop/step need one entry per dim ({x.rank})")
     check(all(s != 0 for s in step), "step must not be zero")
-    shape = tuple(None if d is None else len(range(*slice(b, e, s).indices(d)))
+    check(all(s > 0 for s, e in zip(step, stop) if not isinstance(e, int)),
+          "a symbolic stop needs a positive step")
+    # a symbolic stop (`x[:, :seq]`): Python's clamping at run time, a dynamic dim here
+    shape = tuple(None if d is None or not isinstance(e, int) else
+                  len(range(*slice(b, e, s).indices(d)))
                   for d, b, e, s in zip(x.shape, start, stop, step))
     return [x.with_(shape=shape)]

@@ -51,7 +51,7 @@ error)."""
 def _full_slice(op: IvyOp, a: dict[str, Any]) -> bool:
     """Every dim sliced start-to-end with step 1 (unknown dims: only open bounds do)."""
     for d, b, e, s in zip(spec(source(op)).shape, a["start"], a["stop"], a["step"]):
-        if d is None:
+        if d is None or not isinstance(e, int):
             if not (s == 1 and b in (0, INT64_MIN) and e == INT64_MAX):
                 return False
         elif range(*slice(b, e, s).indices(d)) != range(d):
