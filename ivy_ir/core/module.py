@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ..dialect import IvyOp, TensorSpec
 from ..dialect.ops import location_text
-from ..dialect.symbolic import NAME, SymDim
+from ..dialect.symbolic import SymDim, is_dim_name
 from .graph import ALIASES, RNG_KEY
 
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
@@ -251,7 +251,7 @@ def _check_dims(args: Any, arg_attrs: list[Any], what: str) -> set[str]:
         entries = d[DIMS].data if isinstance(d[DIMS], ArrayAttr) else None
         if entries is None or len(entries) != len(shape) or any(
                 not isinstance(e, StringAttr) or (e.data and (
-                    not NAME.match(e.data) or s is not None)) for e, s in zip(entries, shape)):
+                    not is_dim_name(e.data) or s is not None)) for e, s in zip(entries, shape)):
             raise VerifyException(f"{what}: argument {i}: {{{DIMS}}} must list one "
                                   "identifier per dynamic dim ('' for a static one)")
         named.update(e.data for e in entries if e.data)

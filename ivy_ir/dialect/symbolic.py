@@ -4,7 +4,7 @@ A dynamic dim is `?` in a tensor type; where a size enters an attribute (a resha
 target, a broadcast shape, the shape of a `full`), a dynamic one is a `SymDim`: an
 integer expression over the names of the entry's dynamic input dims (`batch`,
 `batch * seq`, `(seq - 1) // 2 + 1`). The entry function declares those names on its
-arguments (`{ivy.dims = ["batch", null]}`: dim 0 of that argument is `batch`), so
+arguments (`{ivy.dims = ["batch", ""]}`: dim 0 of that argument is `batch`), so
 every expression can be evaluated once the inputs are there: lowerings bind each name
 to the input's size at the top of the generated function and print the expressions as
 code. Only `+`, `-`, `*`, `//` and `%` on names and integer literals are allowed:
@@ -16,6 +16,7 @@ SymInts and TF int32 scalars alike).
 from __future__ import annotations
 
 import ast
+import keyword
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -159,7 +160,14 @@ def size_entry(value: Any) -> int | SymDim:
     return value
 
 
+def is_dim_name(name: str) -> bool:
+    """An identifier that is no Python keyword (size expressions parse as Python)."""
+    return bool(NAME.match(name)) and not keyword.iskeyword(name) and \
+        name not in ("None", "True", "False")
+
+
 def check_dim_names(names: Iterable[str | None]) -> None:
     for name in names:
-        if name is not None and not NAME.match(name):
-            raise SymbolicError(f"dim name {name!r} is not an identifier")
+        if name is not None and not is_dim_name(name):
+            raise SymbolicError(f"dim name {name!r} is not an identifier (or is a Python "
+                                "keyword)")
