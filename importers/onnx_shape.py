@@ -134,7 +134,7 @@ def _slice(c: Ctx, x: Any, starts: Any, ends: Any, axes: Any = None, steps: Any 
     as they are (clamped to [-dim-1, dim] so they stay small numbers)."""
     shape = c.spec(x).shape
     rank = len(shape)
-    b, e = c.ints(starts, "starts"), c.ints(ends, "ends")
+    b, e = c.ints(starts, "starts"), c.sizes(ends, "ends")
     ax = _axes(c, axes, rank) if axes is not None else list(range(len(b)))
     st = c.ints(steps, "steps") if steps is not None else [1] * len(b)
     start = [0] * rank
@@ -144,6 +144,12 @@ def _slice(c: Ctx, x: Any, starts: Any, ends: Any, axes: Any = None, steps: Any 
         if s == 0:
             raise Unmapped("a step of 0")
         d = shape[a]
+        if not isinstance(hi, int):  # `[:, :seq]`: a symbolic end, clamped when it runs
+            if s < 0:
+                raise Unmapped("a negative step to a symbolic end")
+            start[a] = _int64(lo) if d is None else max(-d - 1, min(d, lo))
+            stop[a], step[a] = hi, s
+            continue
         if d is None:  # a dynamic dim: Python's clamping when it runs is ONNX's
             if s < 0:
                 raise Unmapped("a negative step along a dynamic dim")

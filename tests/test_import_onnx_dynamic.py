@@ -131,8 +131,24 @@ def slice_rows() -> tuple[Any, Callable[[int, int], list[np.ndarray]]]:
     return model, lambda b, s: [rng.standard_normal((b, 6)).astype(np.float32)]
 
 
+def position_table() -> tuple[Any, Callable[[int, int], list[np.ndarray]]]:
+    """Positions as BERT's export adds them: a table sliced to the input's length,
+    `Slice(table, 0, Unsqueeze(Gather(Shape(x), 1)))`: a symbolic slice end."""
+    table, = _weights((64, 4))
+    nodes = [_node("Shape", ["x"], "shape"), _node("Gather", ["shape", "one"], "seq_len",
+                                                    axis=0),
+             _node("Unsqueeze", ["seq_len", "axis0"], "end"),
+             _node("Slice", ["table", "zero", "end", "axis0"], "positions"),
+             _node("Add", ["x", "positions"], "y")]
+    inits = [_init("table", table), _ints("one", 1), _ints("zero", [0]), _ints("axis0", [0])]
+    model = make_model(nodes, [tensor_info("x", ["batch", "seq", 4])],
+                       [tensor_info("y", None)], inits)
+    return model, lambda b, s: [rng.standard_normal((b, s, 4)).astype(np.float32)]
+
+
 MODELS = {"mlp": mlp, "cnn_flatten": cnn_flatten, "attention": attention,
-          "fill_and_expand": fill_and_expand, "slice_rows": slice_rows}
+          "fill_and_expand": fill_and_expand, "slice_rows": slice_rows,
+          "position_table": position_table}
 
 
 def _host(value: Any) -> np.ndarray:
