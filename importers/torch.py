@@ -1,13 +1,14 @@
 """The PyTorch importer: `torch.export` captures the program, one walker maps its ATen
 graph onto the ivy dialect through `torch_table.TABLE` (ATen op -> `importers.common.Rule`).
 
-Functions and `nn.Module`s both go through `torch.export.export` (static shapes, the
-module in whatever train/eval mode it is in): a function is wrapped in a small module
-first; an `ExportedProgram` the user made (say, decomposed to core ATen) is walked as
-is. The exported graph keeps high-level ATen ops (linear, conv2d, layer_norm,
-scaled_dot_product_attention, ...), which map one-to-one onto registry ops; only when
-the graph holds in-place ops or ops without a table entry does a normalization pre-pass
-run `ep.run_decompositions` with torch's decompositions restricted to exactly those ops.
+Functions and `nn.Module`s both go through `torch.export.export` (static shapes unless
+`dynamic=` names dims, `torch_dims`; the module in whatever train/eval mode it is in):
+a function is wrapped in a small module first; an `ExportedProgram` the user made (say,
+decomposed to core ATen) is walked as is. The exported graph keeps high-level ATen ops
+(linear, conv2d, layer_norm, scaled_dot_product_attention, ...), which map one-to-one
+onto registry ops; only when the graph holds in-place ops or ops without a table entry
+does a normalization pre-pass run `ep.run_decompositions` with torch's decompositions
+restricted to exactly those ops.
 Parameters and buffers become IR parameters named by their state_dict keys; lifted
 tensor constants become constants. Every op's location is the innermost frame of user
 code in torch's recorded stack trace.
