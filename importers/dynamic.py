@@ -12,6 +12,7 @@ import ast
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ivy_ir.core.errors import TraceError
 from ivy_ir.dialect.symbolic import SymbolicError, SymDim, check_dim_names
 
 CALLS = {"floordiv": ast.FloorDiv(), "mod": ast.Mod()}
@@ -59,14 +60,15 @@ class _Calls(ast.NodeTransformer):
 
 
 def size_from_text(text: str, rename: Callable[[str], str] = lambda n: n) -> SymDim:
-    """The IR size of a printed expression (`2*batch`, `floordiv(batch*seq, 2)`), each
-    name passed through `rename`. Raises SymbolicError beyond + - * // %."""
+    """The IR size of a framework's printed size expression (`2*batch`,
+    `floordiv(batch*seq, 2)`), each name passed through `rename`. Raises TraceError
+    beyond + - * // %."""
     try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        raise SymbolicError(f"'{text}' is not a size expression") from None
-    tree = _Calls().visit(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id not in CALLS:
-            node.id = rename(node.id)
-    return SymDim(ast.unparse(tree))
+        tree = _Calls().visit(ast.parse(text.strip(), mode="eval"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id not in CALLS:
+                node.id = rename(node.id)
+        return SymDim(ast.unparse(tree))
+    except (SyntaxError, SymbolicError):
+        raise TraceError(f"the size {text} is beyond the IR's size arithmetic "
+                         "(+, -, *, //, % of dims)") from None

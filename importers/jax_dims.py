@@ -15,9 +15,8 @@ from typing import Any
 import jax
 from jax import export
 
-from ivy_ir.core.errors import TraceError
 from ivy_ir.dialect import TensorSpec
-from ivy_ir.dialect.symbolic import SymbolicError, SymDim
+from ivy_ir.dialect.symbolic import SymDim
 
 from .dynamic import size_from_text
 
@@ -40,11 +39,7 @@ def ir_size(d: Any) -> int | SymDim:
     """An IR size for a jaxpr size (an int or a dimension expression)."""
     if not export.is_symbolic_dim(d):
         return d
-    try:
-        return size_from_text(str(d))
-    except SymbolicError:
-        raise TraceError(f"the size {d} is beyond the IR's size arithmetic "
-                         "(+, -, *, //, % of dims)") from None
+    return size_from_text(str(d))
 
 
 def sized_params(params: Mapping[str, Any]) -> Mapping[str, Any]:

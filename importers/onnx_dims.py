@@ -14,7 +14,6 @@ takes as its registry op's `shape` attribute (`onnx_sizes.py` has the arithmetic
 
 from __future__ import annotations
 
-import keyword
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -22,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.dialect.symbolic import SymDim
+from ivy_ir.dialect.symbolic import SymDim, is_dim_name
 
 from .common import Unmapped
 from .dynamic import requested
@@ -52,7 +51,7 @@ def _identifier(text: str) -> str:
     out = re.sub(r"[^A-Za-z0-9_]", "_", text) or "dim"
     if out[0].isdigit():
         out = f"d{out}"
-    return f"{out}_" if keyword.iskeyword(out) or out in ("None", "True", "False") else out
+    return out if is_dim_name(out) else f"{out}_"
 
 
 def dim_names(inputs: Sequence[tuple[str, list[Declared] | None]], free_unnamed: bool

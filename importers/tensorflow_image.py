@@ -217,31 +217,16 @@ def _resample(c: Ctx, x: Any, size: Any, tf_matrix: Callable[[int, int, int], np
     return x
 
 
-def _resize_bilinear(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
-                     half_pixel_centers: bool = False, **_: Any) -> Any:
-    return _resample(c, x, size, lambda _, d, o: _tf_bilinear(d, o, align_corners,
-                                                             half_pixel_centers),
-                     FLOAT_RESULT)
-
-
-def _resize_nearest(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
-                    half_pixel_centers: bool = False, **_: Any) -> Any:
-    return _resample(c, x, size, lambda _, d, o: _tf_nearest(d, o, align_corners,
-                                                            half_pixel_centers),
-                     c.spec(x).dtype)
-
-
-def _resize_bicubic(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
-                    half_pixel_centers: bool = False, **_: Any) -> Any:
-    return _resample(c, x, size, lambda _, d, o: _tf_bicubic(d, o, align_corners,
-                                                            half_pixel_centers),
-                     FLOAT_RESULT)
-
-
-def _resize_area(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
-                 **_: Any) -> Any:
-    return _resample(c, x, size, lambda _, d, o: _tf_area(d, o, align_corners),
-                     FLOAT_RESULT)
+def _resize(matrix: Callable[[int, int, bool, bool], np.ndarray],
+            keeps_dtype: bool = False) -> Rule:
+    """A Resize* op: `matrix(d, o, align_corners, half_pixel_centers)` is TF's weight
+    matrix per axis; the result is float32, or (nearest) the input's dtype."""
+    def rule(c: Ctx, x: Any, size: Any, *, align_corners: bool = False,
+             half_pixel_centers: bool = False, **_: Any) -> Any:
+        return _resample(c, x, size,
+                         lambda _, d, o: matrix(d, o, align_corners, half_pixel_centers),
+                         c.spec(x).dtype if keeps_dtype else FLOAT_RESULT)
+    return rule
 
 
 def _scale_and_translate(c: Ctx, x: Any, size: Any, scale: Any, translation: Any, *,
@@ -259,8 +244,10 @@ def _scale_and_translate(c: Ctx, x: Any, size: Any, scale: Any, translation: Any
 
 
 IMAGE: dict[str, Rule] = {
-    "ResizeBilinear": _resize_bilinear, "ResizeNearestNeighbor": _resize_nearest,
-    "ResizeBicubic": _resize_bicubic, "ResizeArea": _resize_area,
+    "ResizeBilinear": _resize(_tf_bilinear),
+    "ResizeNearestNeighbor": _resize(_tf_nearest, keeps_dtype=True),
+    "ResizeBicubic": _resize(_tf_bicubic),
+    "ResizeArea": _resize(lambda d, o, align_corners, _: _tf_area(d, o, align_corners)),
     "ScaleAndTranslate": _scale_and_translate,
 }
 """TF raw op -> rule: every image resize of static size, exactly."""

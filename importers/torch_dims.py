@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from ivy_ir.core.errors import TraceError
-from ivy_ir.dialect.symbolic import SymbolicError, SymDim
+from ivy_ir.dialect.symbolic import SymDim
 
 from .dynamic import requested as dynamic_dims
 from .dynamic import size_from_text
@@ -84,11 +84,7 @@ class DimNames:
         if isinstance(d, torch.SymInt) and d.node.expr.is_number:
             return int(d.node.expr)
         text = str(d.node.expr) if isinstance(d, torch.SymInt) else str(d)
-        try:
-            return size_from_text(text, lambda symbol: self._name(symbol, text))
-        except SymbolicError:
-            raise TraceError(f"the size {text} is beyond the IR's size arithmetic "
-                             "(+, -, *, //, % of dims)") from None
+        return size_from_text(text, lambda symbol: self._name(symbol, text))
 
     def _name(self, symbol: str, text: str) -> str:
         if symbol not in self.names:

@@ -19,7 +19,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from ivy_ir.dialect import IvyOp, TensorSpec
-from ivy_ir.dialect.symbolic import SymDim
+from ivy_ir.dialect.symbolic import SizeArithmetic, SymDim
 from ivy_ir.dialect.types import numpy_dtype
 
 
@@ -117,8 +117,11 @@ class GraphBuilder:
                                  initializer=self.initializers, value_info=self.value_infos)
 
 
+ONNX_INT_OPS = {"+": "Add", "-": "Sub", "*": "Mul", "//": "Div", "%": "Mod"}
+
+
 @dataclass
-class Size:
+class Size(SizeArithmetic):
     """A size computed in the graph: a 1-D int64 tensor of one element. The integer
     operators emit ONNX nodes, so `SymDim.evaluate` over `Size`s writes a size
     expression as a subgraph (sizes are non-negative: ONNX's truncating `Div` is the
@@ -127,41 +130,11 @@ class Size:
     b: GraphBuilder
     name: str
 
-    def _apply(self, op: str, other: Any, flip: bool = False) -> Size:
+    def _combine(self, other: Any, op: str, flip: bool = False) -> Size:
         other = other.name if isinstance(other, Size) else \
             self.b.const(np.array([other], np.int64))
         inputs = [other, self.name] if flip else [self.name, other]
-        return Size(self.b, self.b.node(op, inputs, hint="size"))
-
-    def __add__(self, o: Any) -> Size:
-        return self._apply("Add", o)
-
-    def __radd__(self, o: Any) -> Size:
-        return self._apply("Add", o, True)
-
-    def __sub__(self, o: Any) -> Size:
-        return self._apply("Sub", o)
-
-    def __rsub__(self, o: Any) -> Size:
-        return self._apply("Sub", o, True)
-
-    def __mul__(self, o: Any) -> Size:
-        return self._apply("Mul", o)
-
-    def __rmul__(self, o: Any) -> Size:
-        return self._apply("Mul", o, True)
-
-    def __floordiv__(self, o: Any) -> Size:
-        return self._apply("Div", o)
-
-    def __rfloordiv__(self, o: Any) -> Size:
-        return self._apply("Div", o, True)
-
-    def __mod__(self, o: Any) -> Size:
-        return self._apply("Mod", o)
-
-    def __rmod__(self, o: Any) -> Size:
-        return self._apply("Mod", o, True)
+        return Size(self.b, self.b.node(ONNX_INT_OPS[op], inputs, hint="size"))
 
     def __neg__(self) -> Size:
         return Size(self.b, self.b.node("Neg", [self.name], hint="size"))

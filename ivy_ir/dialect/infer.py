@@ -143,7 +143,8 @@ def _static_or_none(shape: Any) -> tuple[int | None, ...]:
     return tuple(d if isinstance(d, int) else None for d in shape)
 
 
-def _sizes(shape: Any) -> tuple[int | None, ...]:
+def shape_dims(shape: Any) -> tuple[int | None, ...]:
+    """A `shape` attribute as a type's dims (a symbolic size: `?`), none negative."""
     dims = _static_or_none(shape)
     check(all(d is None or d >= 0 for d in dims), f"shape {_shown(shape)} has a negative "
           "dimension")
@@ -156,7 +157,7 @@ def _shown(shape: Any) -> str:
 
 @rule("shaped")
 def _shaped(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
-    dims = _sizes(a["shape"])
+    dims = shape_dims(a["shape"])
     _check_fill(a, a["dtype"])
     return [TensorSpec(dims, a["dtype"])]
 
@@ -228,7 +229,7 @@ def _matrix_same(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 
 @rule("broadcast_to")
 def _broadcast_to(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
-    target = _sizes(a["shape"])
+    target = shape_dims(a["shape"])
     src = ins[0].shape
     check(len(src) <= len(target), f"cannot broadcast shape {src} to fewer dims "
           f"{_shown(a['shape'])}")

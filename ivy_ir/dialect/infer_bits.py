@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import numpy_dtype
-from .infer import Rule, broadcast, check, registrar
+from .infer import Rule, broadcast, check, registrar, shape_dims
 from .types import CLASS_MEMBERS, FLOATS, TensorSpec
 
 BITS_RULES: dict[str, Rule] = {}
@@ -27,10 +27,7 @@ def _random(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     check(a.get("low", 0.0) <= a.get("high", 1.0),
           f"low {a.get('low')} must not exceed high {a.get('high')}")
     check(a.get("std", 0.0) >= 0, f"std must be >= 0, got {a.get('std')}")
-    dims = tuple(d if isinstance(d, int) else None for d in a["shape"])  # symbolic: ?
-    check(all(d is None or d >= 0 for d in dims), f"shape {a['shape']} has a negative "
-          "dimension")
-    return [TensorSpec(dims, a["dtype"])]
+    return [TensorSpec(shape_dims(a["shape"]), a["dtype"])]
 
 
 @rule("threefry")

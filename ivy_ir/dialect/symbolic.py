@@ -59,8 +59,47 @@ def _parse(text: str) -> ast.expr:
     return tree
 
 
+class SizeArithmetic:
+    """The integer operators of a size, either operand first, each one call of
+    `_combine(other, op, flip)` with `op` the Python operator's symbol: shared by the
+    IR's size expressions and what computes them in a target (ONNX graph sizes)."""
+
+    def _combine(self, other: Any, op: str, flip: bool = False) -> Any:
+        raise NotImplementedError
+
+    def __add__(self, o: Any) -> Any:
+        return self._combine(o, "+")
+
+    def __radd__(self, o: Any) -> Any:
+        return self._combine(o, "+", True)
+
+    def __sub__(self, o: Any) -> Any:
+        return self._combine(o, "-")
+
+    def __rsub__(self, o: Any) -> Any:
+        return self._combine(o, "-", True)
+
+    def __mul__(self, o: Any) -> Any:
+        return self._combine(o, "*")
+
+    def __rmul__(self, o: Any) -> Any:
+        return self._combine(o, "*", True)
+
+    def __floordiv__(self, o: Any) -> Any:
+        return self._combine(o, "//")
+
+    def __rfloordiv__(self, o: Any) -> Any:
+        return self._combine(o, "//", True)
+
+    def __mod__(self, o: Any) -> Any:
+        return self._combine(o, "%")
+
+    def __rmod__(self, o: Any) -> Any:
+        return self._combine(o, "%", True)
+
+
 @dataclass(frozen=True)
-class SymDim:
+class SymDim(SizeArithmetic):
     """One dynamic size: `expr` is its canonical text (`ast.unparse` of the parse)."""
 
     expr: str
@@ -104,33 +143,6 @@ class SymDim:
         if op == "+" and a == 0 or op == "*" and a == 1:
             return b
         return SymDim(f"({_text(a)}) {op} ({_text(b)})")
-
-    def __add__(self, o: Any) -> Any:
-        return self._combine(o, "+")
-
-    def __radd__(self, o: Any) -> Any:
-        return self._combine(o, "+", True)
-
-    def __sub__(self, o: Any) -> Any:
-        return self._combine(o, "-")
-
-    def __rsub__(self, o: Any) -> Any:
-        return self._combine(o, "-", True)
-
-    def __mul__(self, o: Any) -> Any:
-        return self._combine(o, "*")
-
-    def __rmul__(self, o: Any) -> Any:
-        return self._combine(o, "*", True)
-
-    def __floordiv__(self, o: Any) -> Any:
-        return self._combine(o, "//")
-
-    def __rfloordiv__(self, o: Any) -> Any:
-        return self._combine(o, "//", True)
-
-    def __mod__(self, o: Any) -> Any:
-        return self._combine(o, "%")
 
     def __neg__(self) -> SymDim:
         return SymDim(f"-({self.expr})")
