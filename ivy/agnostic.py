@@ -5,7 +5,9 @@ the arguments' framework by type name, tracers selecting the tracing functions, 
 NumPy), then call that backend's function. Generated once from the catalogue, with the
 standard's signature plus `f` and `backend`. Since the pick depends on the argument
 types alone, each function keeps a small table from those types to the function
-picked (`backend.dispatch` fills it): a repeated call is one lookup and one call.
+picked (`backend.dispatch` fills it; arguments of one type are keyed by that type
+alone, which spares building and hashing a tuple): a repeated call is one lookup and
+one call.
 """
 
 from __future__ import annotations
@@ -33,9 +35,12 @@ def _source(fn: FacadeFn, cache: str) -> str:
     if not arrays or star:
         return (head + f"    return _pick(backend if f is None else f, {values})"
                 f"[{fn.name!r}]({call})\n")
-    key = (f"type({arrays[0]})" if len(arrays) == 1
-           else "(" + ", ".join(f"type({a})" for a in arrays) + ")")
-    return (head + "    if f is None and backend is None:\n"
+    key = "_t"
+    if len(arrays) > 1:
+        rest = [f"type({a})" for a in arrays[1:]]
+        key = f"_t if {' is '.join(['_t', *rest])} else (_t, {', '.join(rest)})"
+    return (head + "    if f is backend is None:\n"
+            f"        _t = type({arrays[0]})\n"
             f"        g = {cache}.get({key})\n"
             "        if g is not None:\n"
             f"            return g({call})\n"

@@ -147,5 +147,6 @@ def dispatch(cache: dict[Any, Callable[..., Any]], name: str, f: Any,
     on the same types costs one dict lookup: the inference fast path."""
     chosen = pick(f, values)[name]
     if f is None and not any(isinstance(v, (list, tuple)) for v in values):
-        cache[type(values[0]) if len(values) == 1 else tuple(map(type, values))] = chosen
+        types_ = tuple(map(type, values))
+        cache[types_[0] if len(set(types_)) == 1 else types_] = chosen
     return chosen

@@ -14,6 +14,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ivy_ir.core.tracer import FOREIGN
 from ivy_ir.dialect.dtypes import WIDE
 
 from . import native
@@ -50,13 +51,19 @@ def tracing_functions() -> dict[str, Callable[..., Any]]:
 
 
 def _retry(name: str, exc: Exception, bound: dict[str, Any],
-           functions: dict[str, Callable[..., Any]]) -> Any:
+           functions: dict[str, Callable[..., Any]],
+           rescue: Callable[[], Any] | None = None) -> Any:
     """A backend function's failure path: record the call when it carries tracers;
-    call again with the operands promoted as the tracer would where the native call
-    refused mixed dtypes (`promotion.py`); else the framework's own error."""
+    the spelling's rescue where it has one and takes the case; call again with the
+    operands promoted as the tracer would where the native call refused mixed dtypes
+    (`promotion.py`); else the framework's own error."""
     fn = CATALOGUE[name]
     if is_traced(bound.values()):
         return record(fn, bound)
+    if rescue is not None:
+        out = rescue()
+        if out is not NotImplemented:
+            return out
     again = promoted(fn, bound, functions["astype"])
     if again is None:
         raise exc
@@ -110,17 +117,32 @@ class BackendNamespace(types.ModuleType):
     def _build(self) -> dict[str, Any]:
         if self._built is None:
             gen = native.build(self.backend_name, _retry)
-            self._built = _exports(self.backend_name, gen)
-            self._built["__eager__"] = _eager(self._built["__functions__"], gen)
+            self._built = _exports(self.backend_name, gen, _handing_back(gen))
+            functions = {**self._built["__functions__"], **gen.functions,
+                         **{alias: gen.functions[t] for alias, t in ALIASES.items()}}
+            self._built["__functions__"] = functions
+            self._built["__eager__"] = _eager(functions, gen)
             self._built.update(source=gen.source, origin=gen.origin)
         return self._built
 
 
-def _exports(name: str, gen: Any) -> dict[str, Any]:
+def _handing_back(gen: Any) -> dict[str, Callable[..., Any]]:
+    """The functions the namespace holds: the native function itself wherever ours only
+    passes the arguments on and the native hands tracers back (then entered in the
+    tracer's `FOREIGN` table, recording this function's op), else ours."""
+    out = dict(gen.functions)
+    for name, f in gen.eager.items():
+        if f is not gen.functions[name] and gen.backend.hands_back(f):
+            out[name] = f
+            FOREIGN.setdefault(f, TRACING[name])
+    return out
+
+
+def _exports(name: str, gen: Any, funcs: dict[str, Callable[..., Any]]) -> dict[str, Any]:
     dtypes = gen.env["_DTYPES"]
     natives = {n: dtypes[n] for n in dtypes if isinstance(n, str)}
     wide = _WIDE.get(name, lambda env: True)
-    return namespace_values(f"ivy.{name}", gen.functions, natives, _DEVICES[name](gen.env),
+    return namespace_values(f"ivy.{name}", funcs, natives, _DEVICES[name](gen.env),
                             lambda: wide(gen.env))
 
 

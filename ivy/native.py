@@ -16,7 +16,8 @@ it costs the framework's call plus one frame. The body comes from, in order:
 
 Every body sits in a `try` (free unless it raises): on failure, a call that carries
 `ivy_ir` tracers goes to the tracing function instead, so code traced while a backend
-is set records ops; any other failure is the framework's own error.
+is set records ops; a spelling's rescue runs next where it has one (`rescue.Rescued`:
+a check that only failing calls pay); any other failure is the framework's own error.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ivy_ir.core.rules import Rule
 from .catalogue import CATALOGUE, IGNORED_EXTRAS, FacadeFn
 from .compiled_ops import OneOpCache
 from .composites import COMPOSITES
+from .rescue import Rescued
 from .spellings import BACKENDS, Backend
 
 _FORMATTER = string.Formatter()
@@ -92,11 +94,14 @@ def _py_name(name: str) -> str:
     return "_ivy_" + name.replace(".", "_")
 
 
-def function_source(fn: FacadeFn, body: str) -> str:
+def function_source(fn: FacadeFn, body: str | Rescued) -> str:
+    rescue = ""
+    if isinstance(body, Rescued):
+        body, rescue = body.body, f", lambda: {body.rescue}"
     return (f"def {_py_name(fn.name)}{_signature_text(fn)}:\n"
             f"    try:\n        return {body}\n"
             f"    except Exception as exc:\n"
-            f"        return _retry({fn.name!r}, exc, {_packed(fn)})\n")
+            f"        return _retry({fn.name!r}, exc, {_packed(fn)}{rescue})\n")
 
 
 def _packed(fn: FacadeFn) -> str:
@@ -108,7 +113,8 @@ def _signature_text(fn: FacadeFn) -> str:
     return str(fn.signature.replace(return_annotation=fn.signature.empty))
 
 
-def body_of(fn: FacadeFn, backend: Backend, target: Any, namespace: Any) -> tuple[str, str]:
+def body_of(fn: FacadeFn, backend: Backend, target: Any,
+            namespace: Any) -> tuple[str | Rescued, str]:
     """The body of `fn` on `backend` and where it came from."""
     spelled = backend.spellings.get(fn.name)
     if spelled is not None:
@@ -147,7 +153,8 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
         native_ns = getattr(native_ns, part)
     cache = OneOpCache(name)
     funcs: dict[str, Callable[..., Any]] = {}
-    env.update(_retry=lambda fn_name, exc, bound: retry(fn_name, exc, bound, funcs),
+    env.update(_retry=lambda fn_name, exc, bound, rescue=None: retry(fn_name, exc, bound,
+                                                                     funcs, rescue),
                _via_ir=cache.call, _missing=_missing(name))
     origin, bodies = {}, {}
     for fn in CATALOGUE.values():
@@ -165,12 +172,13 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
                                  env=env, backend=backend)
 
 
-def _callee(fn: FacadeFn, body: str, env: dict[str, Any]) -> Callable[..., Any] | None:
+def _callee(fn: FacadeFn, body: str | Rescued, env: dict[str, Any]) -> Callable[..., Any] | None:
     """The callable `fn`'s body hands its arguments to unchanged, if it does: calling it
     directly is the same call minus our frame, for arguments known to hold no tracer.
     Only functions whose parameters are all positional-only qualify (else the callee
-    could read a positional argument as a different parameter)."""
-    if not fn.params or any(p.kind is not p.POSITIONAL_ONLY for p in fn.params):
+    could read a positional argument as a different parameter), and no rescued one."""
+    if (not isinstance(body, str) or not fn.params
+            or any(p.kind is not p.POSITIONAL_ONLY for p in fn.params)):
         return None
     args = re.escape(", ".join(p.name for p in fn.params))
     found = re.fullmatch(rf"([A-Za-z_][\w.]*)\({args}\)", body)

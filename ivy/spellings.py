@@ -19,6 +19,7 @@ import numpy
 from ivy_ir.dialect.types import numpy_dtype
 
 from .dtypes import NAMES, dtype_name
+from .rescue import Rescued
 from .spellings_tensorflow import (
     TENSORFLOW_KERNELS,
     TENSORFLOW_SKIP_RULES,
@@ -40,15 +41,20 @@ class Backend:
     passthrough: bool = False
     """Whether the namespace implements the standard, so a function without a rule may
     be its same-named function."""
-    own_spellings: dict[str, str] = field(default_factory=dict)
+    own_spellings: dict[str, str | Rescued] = field(default_factory=dict)
     kernels: dict[str, Callable[..., Any]] = field(default_factory=dict)
     """Functions spellings call by name (for the few that take more than one call)."""
     skip_rules: frozenset[str] = frozenset()
     """Functions whose lowering rule gives the IR's stricter semantics (one dtype,
     canonical axes) rather than the standard's: the namespace's own function instead."""
+    hands_back: Callable[[Any], bool] = lambda native: False
+    """Whether a native function hands a tracer argument back to it (NumPy's ufuncs and
+    array functions do, through `__array_ufunc__`/`__array_function__`): such a function
+    may be bound into `ivy` itself, without even our frame, since traced code still
+    records what it calls."""
 
     @property
-    def spellings(self) -> dict[str, str]:
+    def spellings(self) -> dict[str, str | Rescued]:
         return {**COMMON_SPELLINGS, **self.own_spellings}
 
     def dtypes(self, env: dict[str, Any]) -> dict[str, Any]:
@@ -134,7 +140,8 @@ NUMPY_SPELLINGS = {
 
 BACKENDS: dict[str, Backend] = {
     "numpy": Backend("numpy", "", "np", ("numpy",), _numpy_like,
-                     passthrough=True, own_spellings=NUMPY_SPELLINGS),
+                     passthrough=True, own_spellings=NUMPY_SPELLINGS,
+                     hands_back=lambda f: isinstance(f, (numpy.ufunc, type(numpy.where)))),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
                    own_spellings={"linspace": BATCHED_LINSPACE.format(ns="jnp"),
                                   **_as_lists("jnp")}),

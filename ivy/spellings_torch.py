@@ -4,9 +4,10 @@ the function's parameter names, calling `torch` and the kernels of
 
 torch's own functions already follow the standard for most arguments; the spellings
 exist for where they do not (the kernels module lists how). Each elementwise function
-takes one torch call when its operands are tensors of one dtype torch computes in, and
-a kernel otherwise (Python scalars, mixed or 0-d promotion, uint16/32/64), so the
-common call pays only the dtype test.
+takes one torch call when its operands are tensors of one dtype, and a kernel otherwise
+(Python scalars, mixed or 0-d promotion), so the common call pays only that test; torch
+refuses the dtypes it has no kernels for (uint16/32/64), and only such failing calls
+look for them (`rescue.Rescued`) and compute in NumPy.
 """
 
 from __future__ import annotations
@@ -16,18 +17,20 @@ from typing import Any
 
 from . import spellings_torch_kernels as _first
 from . import spellings_torch_more as _more
+from .rescue import Rescued
 
 
-def _binary(name: str, call: str) -> str:
-    """`call(x1, x2)` for two tensors of one computed dtype, else the kernel that
-    promotes (and takes Python scalars) first."""
-    return (f"{call}(x1, x2) if type(x1) is type(x2) is torch.Tensor and "
-            f"_computed(x1.dtype) is x2.dtype else _binary({name!r}, {call}, x1, x2)")
+def _binary(name: str, call: str) -> Rescued:
+    """`call(x1, x2)` for two tensors of one dtype, else the kernel that promotes (and
+    takes Python scalars) first; NumPy where torch has no kernel for that dtype."""
+    return Rescued(f"{call}(x1, x2) if type(x1) is type(x2) is torch.Tensor and "
+                   f"x1.dtype is x2.dtype else _binary({name!r}, {call}, x1, x2)",
+                   f"_lacking_fallback({name!r}, x1, x2)")
 
 
-def _unary(name: str, call: str) -> str:
-    """`call(x)` where torch computes `x`'s dtype, else the NumPy fallback."""
-    return f"{call}(x) if _computed(x.dtype) else _numpy_fallback({name!r}, x)"
+def _unary(name: str, call: str) -> Rescued:
+    """`call(x)`, or NumPy where torch has no kernel for `x`'s dtype."""
+    return Rescued(f"{call}(x)", f"_lacking_fallback({name!r}, x)")
 
 
 BINARY = {
@@ -60,7 +63,7 @@ _ACCUMULATE = ("torch.{n}(x, axis, keepdims) if type(axis) is int and dtype is N
                "_inexact[x.dtype] else _{n}(x, axis, _dt(dtype), keepdims)")
 """`sum`/`prod` of floats along one axis keep the dtype, as torch does; integers widen."""
 
-TORCH_SPELLINGS: dict[str, str] = {
+TORCH_SPELLINGS: dict[str, str | Rescued] = {
     # creation: the facade's default dtypes (float64, int64, complex128), not torch's
     "asarray": "torch.asarray(obj, dtype=_dt(dtype), device=device, copy=copy) "
                "if type(obj) is torch.Tensor else _asarray(obj, _dt(dtype), device, copy)",
@@ -188,8 +191,8 @@ TORCH_KERNELS: dict[str, Callable[..., Any]] = {
     "_computed": _first.COMPUTED.__getitem__,
     "_inexact": _first.INEXACT,
     **{"_" + name.rstrip("_"): _KERNEL_FUNCTIONS[name] for name in (
-        "binary", "numpy_fallback", "asarray", "full", "arange", "eye", "linspace",
-        "from_dlpack", "floor_divide", "remainder", "expm1_complex", "log1p_complex",
+        "binary", "numpy_fallback", "lacking_fallback", "asarray", "full", "arange", "eye",
+        "linspace", "from_dlpack", "floor_divide", "remainder", "expm1_complex", "log1p_complex",
         "acos_complex", "tanh_complex", "round_", "clip", "where", "reduce", "truth",
         "count_nonzero", "sum_", "prod", "cumulative", "trace", "nonzero", "searchsorted",
         "unique_values", "unique_all", "unique_counts", "unique_inverse", "squeeze", "diff",

@@ -202,6 +202,14 @@ def numpy_fallback(name: str, *args: Any, **kwargs: Any) -> Any:
     return _from_numpy(out, device)
 
 
+def lacking_fallback(name: str, *args: Any) -> Any:
+    """`numpy_fallback` for a call that failed on a tensor of a dtype torch has no kernels
+    for; NotImplemented where the failure had another cause (the caller's retry)."""
+    if any(lacks(a.dtype) for a in _tensors(args)):
+        return numpy_fallback(name, *args)
+    return NotImplemented
+
+
 def _tensors(values: Any) -> Any:
     for v in values:
         if isinstance(v, torch.Tensor):

@@ -261,3 +261,28 @@ def test_default_passes_keep_every_bit(dtype: str) -> None:
         got = run(run_pipeline(module, "default"), [x], "numpy")
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         assert g.dtype == w.dtype and g.tobytes() == w.tobytes(), f"result {i}: {g} != {w}"
+
+
+def test_numpy_operators_on_a_tracer_record_the_operators_op() -> None:
+    """`ndarray <op> tracer` reaches the tracer through `__array_ufunc__` (NumPy calls the
+    operator's ufunc); ufuncs that are no operator, and ufunc methods, stay NumPy's
+    TypeError unless the facade entered them."""
+    from xdsl.ir import Block
+
+    from ivy_ir.core.graph import Graph
+    from ivy_ir.core.tracer import FOREIGN, Tracer
+    from ivy_ir.dialect import TensorSpec
+
+    block = Block()
+    graph = Graph(block, allow_params=False)
+    t = Tracer(block.insert_arg(TensorSpec((3,), "float32").to_xdsl(), 0), graph)
+    a = np.arange(3, dtype=np.float32)
+    for result, op in ((a + t, "ivy.add"), (a ** t, "ivy.pow"), (a < t, "ivy.less"),
+                       (np.negative(t), "ivy.negative"), (abs(a) - t, "ivy.subtract")):
+        assert isinstance(result, Tracer)
+        assert result.value.owner.name == op
+    if np.cumsum not in FOREIGN:
+        with pytest.raises(TypeError, match="cumsum"):
+            np.cumsum(t)
+    with pytest.raises(TypeError):
+        np.add.reduce(t)

@@ -7,6 +7,7 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -158,16 +159,34 @@ def test_every_spelling_uses_its_own_parameters():
     import ast
 
     from ivy.catalogue import CATALOGUE
+    from ivy.rescue import Rescued
     from ivy.spellings_torch import TORCH_SPELLINGS
 
+    def names_in(expr: str) -> set[str]:
+        return {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
+
     env = T.functions["add"].__globals__
-    for name, expr in TORCH_SPELLINGS.items():
+    for name, spelled in TORCH_SPELLINGS.items():
         params = {p.name for p in CATALOGUE[name].params}
-        names = {n.id for n in ast.walk(ast.parse(expr, mode="eval"))
-                 if isinstance(n, ast.Name)}
-        assert names - params - set(env) <= {"list", "type", "int"}, name
+        body, rescue = spelled if isinstance(spelled, Rescued) else (spelled, "None")
+        names = names_in(body)
+        assert (names | names_in(rescue)) - params - set(env) <= {"list", "type", "int"}, name
         assert params - names <= {"device", "copy", "stable"}, name
         assert T.origin[name] == "spelling"
+
+
+def test_a_rescued_spelling_mends_only_the_dtypes_torch_lacks():
+    """uint32 `abs`/`add` fail in torch and are computed by NumPy; other failures are
+    torch's own errors, and calls torch computes never reach the rescue."""
+    big = np.array([1, 2**32 - 1], np.uint32)
+    x = torch.asarray(big.astype(np.int64)).to(torch.uint32)
+    np.testing.assert_array_equal(T.add(x, x).to(torch.int64).numpy(),
+                                  (big + big).astype(np.int64))
+    assert T.add(x, x).dtype == torch.uint32
+    np.testing.assert_array_equal(T.negative(x).to(torch.int64).numpy(),
+                                  np.negative(big).astype(np.int64))
+    with pytest.raises(RuntimeError, match="Negation.*bool tensor"):
+        T.negative(torch.tensor([True]))
 
 
 def test_importing_the_spellings_loads_no_torch():

@@ -54,3 +54,22 @@ def test_data_dependent_functions_refuse_tracing(name):
 def test_functions_without_ops_say_so_when_traced():
     with pytest.raises(TypeError, match="ivy.searchsorted has no op in the ivy dialect yet"):
         ivy_ir.trace(lambda a: ivy.searchsorted(a, a), (X,))
+
+
+def test_numpy_set_globally_binds_numpys_own_functions_and_still_traces():
+    """With NumPy set, `ivy.add` is `np.add` itself (no frame of ours); NumPy hands a
+    tracer back (`__array_ufunc__`/`__array_function__`), so traced code records ops,
+    and `ndarray <op> tracer` keeps recording the operator's op."""
+    x = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
+    with ivy.numpy.use:
+        assert ivy.add is np.add and ivy.linalg.inv is np.linalg.inv
+        assert ivy.sum is not np.sum  # keywords differ from the standard's: ours
+
+        def f(a):
+            return ivy.where(ivy.greater(a, 0), ivy.sqrt(ivy.abs(a)), ivy.round(a)) \
+                + np.arange(3, dtype=np.float32) * a - ivy.sum(a, axis=0)
+
+        compiled = ivy_ir.compile(f, target="numpy", args=(x,))
+        for op in ("ivy.where", "ivy.sqrt", "ivy.abs", "ivy.round", "ivy.multiply"):
+            assert op in compiled.ir, op
+        np.testing.assert_allclose(compiled(x), f(x), rtol=1e-6)

@@ -45,8 +45,22 @@ class Tracer:
     """A symbolic array: operators and methods record ops into its graph."""
 
     __slots__ = ("value", "graph")
-    __array_ufunc__ = None  # make NumPy defer to our reflected operators
     __array_priority__ = 1000
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy hands a ufunc called on a Tracer (`np.add(x, t)`, `ndarray + t`) back
+        here: a function in `FOREIGN`, else an operator's op, else NumPy's TypeError."""
+        if method != "__call__" or kwargs:
+            return NotImplemented
+        handler = FOREIGN.get(ufunc)
+        if handler is not None:
+            return handler(*inputs)
+        op = _UFUNC_OPS.get(ufunc.__name__, ufunc.__name__)
+        return record(SPECS[op], inputs, {}) if op in _OPERATOR_OPS else NotImplemented
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        handler = FOREIGN.get(func)
+        return NotImplemented if handler is None or kwargs else handler(*args)
 
     def __init__(self, value: SSAValue, graph: Graph):
         self.value = value
@@ -297,6 +311,18 @@ BINARY_OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv
 COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
                "eq": "equal", "ne": "not_equal"}
 UNARY_OPERATORS = {"neg": "negative", "abs": "abs", "invert": "bitwise_invert"}
+_OPERATOR_OPS = {*BINARY_OPERATORS.values(), *COMPARISONS.values(), *UNARY_OPERATORS.values()}
+_UFUNC_OPS = {"power": "pow", "left_shift": "bitwise_left_shift",
+              "right_shift": "bitwise_right_shift", "absolute": "abs",
+              "invert": "bitwise_invert"}
+"""The ufuncs behind NumPy's operators whose names differ from their ops' (`ndarray ** t`
+calls `np.power`); the rest share the op's name."""
+FOREIGN: dict[Any, Any] = {}
+"""Framework functions that hand a Tracer argument back to it (NumPy's ufuncs and array
+functions), each with the function that records the call. The facade enters each NumPy
+function it binds into `ivy` itself, so that code traced while NumPy is the backend
+records what it calls; this registry is filled once per function and never changes
+what a function means."""
 METHODS = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all",
            "any", "astype", "flip", "squeeze")
 
