@@ -21,13 +21,24 @@ from .agnostic import FUNCTIONS
 from .container import leaves_of, rebuilt
 
 
-def autodiff_of(values: list[Any]) -> Any:
-    """The runtime (autodiff included) of the backend that `values` run on."""
-    name = backend.selected() or backend.infer(values) or "numpy"
-    if name == "ivy_ir":
-        raise TypeError("gradients of traced values: ivy_ir.compile the loss function "
-                        "and differentiate its result with the target framework instead")
-    return _runtime(name)
+def autodiff_of(values: list[Any], what: str = "gradients") -> Any:
+    """The runtime (autodiff included) of the backend that `values` run on; a clear
+    TypeError for tracers, whatever backend is set (`what` names the caller)."""
+    found = backend.infer(values)
+    if found == "ivy_ir":
+        raise TypeError(_TRACED.get(what, _TRACED["gradients"]).format(what=what))
+    return _runtime(backend.selected() or found or "numpy")
+
+
+_TRACED = {
+    "gradients": "{what} of traced values: ivy_ir.compile the loss function and "
+                 "differentiate its result with the target framework instead",
+    "ivy.stop_gradient": "{what} cannot be traced: the ivy dialect has no stop-gradient op "
+                         "yet, and recording it as the identity would give the compiled "
+                         "program wrong gradients. Compile modules in eval mode "
+                         "(model.eval()): batch norm then reads its running statistics "
+                         "and dropout is the identity",
+}
 
 
 @cache
@@ -48,13 +59,7 @@ def is_variable(x: Any) -> bool:
 
 def stop_gradient(x: Any) -> Any:
     """`x` with no gradient flowing back through it."""
-    if backend.infer([x]) == "ivy_ir":
-        raise TypeError("ivy.stop_gradient cannot be traced: the ivy dialect has no "
-                        "stop-gradient op yet, and recording it as the identity would give "
-                        "the compiled program wrong gradients. Compile modules in eval mode "
-                        "(model.eval()): batch norm then reads its running statistics and "
-                        "dropout is the identity")
-    return autodiff_of([x]).stop_gradient(x)
+    return autodiff_of([x], "ivy.stop_gradient").stop_gradient(x)
 
 
 def execute_with_gradients(func: Callable[[Any], Any], xs: Any) -> tuple[Any, ...]:
@@ -89,11 +94,11 @@ def _scalar(loss: Any) -> Any:
     return FUNCTIONS["reshape"](loss, ())
 
 
-def updated(old: Any, new: Any) -> Any:
+def updated(runtime: Any, old: Any, new: Any) -> Any:
     """The value an optimizer step leaves in place of `old`: `new` cut from the graph,
     and a variable again where `old` was one. A `tf.Variable` is assigned in place, as
-    TensorFlow trains (a new variable per step would leave the old ones tracked)."""
-    runtime = autodiff_of([old])
+    TensorFlow trains (a new variable per step would leave the old ones tracked).
+    `runtime` is `autodiff_of` the weights, resolved once per step by the caller."""
     if runtime.name == "tensorflow" and runtime.is_variable(old):
         old.assign(new)
         return old

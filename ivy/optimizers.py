@@ -29,7 +29,7 @@ from typing import Any
 import ivy
 
 from .container import Container, leaves_of, rebuilt
-from .gradients import stop_gradient, updated
+from .gradients import autodiff_of, updated
 
 Array = Any
 Tree = Any
@@ -190,6 +190,7 @@ def _apply_rule(rule: _Rule, flat_w: dict[str, Any], flat_g: dict[str, Any], lr:
     every update on a `requires_grad` weight)."""
     new_w: dict[str, Any] = {}
     new_states: dict[str, LeafState] = {}
+    runtime = autodiff_of([*flat_w.values(), *flat_g.values()], "ivy.stop_gradient")
     for kc, w in flat_w.items():
         g = flat_g[kc]
         if g is None:
@@ -197,8 +198,9 @@ def _apply_rule(rule: _Rule, flat_w: dict[str, Any], flat_g: dict[str, Any], lr:
             continue
         count, moments = states.get(kc, (0, (None,) * len(rule.moments)))
         moments = tuple(ivy.zeros_like(w) if m is None else m for m in moments)
-        out = rule.update(stop_gradient(w), stop_gradient(g), lr, count + 1, *moments)
-        new_w[kc] = updated(w, out[0])
+        out = rule.update(runtime.stop_gradient(w), runtime.stop_gradient(g), lr, count + 1,
+                          *moments)
+        new_w[kc] = updated(runtime, w, out[0])
         new_states[kc] = (count + 1, tuple(out[1:]))
     return new_w, new_states
 
