@@ -255,7 +255,10 @@ def _culprit(module: ModuleOp, exc: VerifyException) -> tuple[Operation, Excepti
     """The op a verifier failure is about. The op's own checks are tried innermost
     first, then with its regions (a failure in how a block ends); failing both, a
     message about the whole program names the op it is about, as `ivy.pow at file:3:1:`
-    or `function @main`, and the first op it fits is taken."""
+    or `function @main`, and the first op it fits is taken. An exception that knows
+    its op (`dim_flow.DimError`) says so itself."""
+    if isinstance(getattr(exc, "op", None), Operation):
+        return exc.op, None  # type: ignore[attr-defined]
     for nested in (False, True):
         for op in module.walk(region_first=True):
             try:

@@ -26,6 +26,7 @@ from xdsl.utils.exceptions import VerifyException
 from ..dialect import IvyOp, TensorSpec
 from ..dialect.ops import location_text
 from ..dialect.symbolic import SymDim, is_dim_name
+from . import dim_flow
 from .graph import ALIASES, RNG_KEY
 
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
@@ -143,8 +144,9 @@ class Module:
 
     def verify(self) -> None:
         """Check what every target needs before anything is lowered: the structure
-        (`check_structure`), then each op's own verifier. Raises `VerifyException`
-        naming the op and, where it has one, its location."""
+        (`check_structure`), each op's own verifier, then that the ops hold for every
+        size of the dynamic dims (`dim_flow`). Raises `VerifyException` naming the op
+        and, where it has one, its location."""
         check_structure(self.op)
         try:
             self.op.verify()
@@ -159,6 +161,9 @@ class Module:
             if culprit.name in text:  # ivy ops name themselves and their location
                 raise VerifyException(text) from None
             raise VerifyException(f"{_where(culprit)}: {text}") from None
+        errors = dim_flow.of_module(self).errors if self.dims else []
+        if errors:  # ops that need two dynamic dims equal (`dim_flow`)
+            raise errors[0]
 
     def to_text(self, locations: bool = True) -> str:
         buf = io.StringIO()
