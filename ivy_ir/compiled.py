@@ -147,7 +147,8 @@ class Compiled:
 
     @property
     def ir(self) -> str:
-        return str(self.ir_module)
+        """The program's IR text, each dynamic size named in a comment."""
+        return self.ir_module.to_text(dims=True)
 
     @property
     def traces(self) -> int:

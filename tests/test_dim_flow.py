@@ -124,3 +124,12 @@ def test_a_torch_cnn_names_its_spatial_sizes_through_convs_and_pools():
     assert f.errors == []
     np.testing.assert_allclose(compiled(x.numpy()), model(x).detach().numpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_the_ir_text_names_each_dynamic_size_in_comments_that_parse_back():
+    module = ivy_ir.parse(PROGRAM)
+    text = module.to_text(locations=False, dims=True)
+    assert "// dims: batch = input 0 dim 0, seq = input 0 dim 1" in text
+    assert "-> tensor<?x?x16xf32>  // 2 * batch x seq x 16" in text
+    assert "-> tensor<?x1xf32>  // 2 * batch * seq x 1" in text
+    assert ivy_ir.parse(text).to_text() == module.to_text()

@@ -309,3 +309,29 @@ RULES: dict[str, Rule] = {
 def of_module(module: Any) -> DimFlow:
     """`flow` of a `Module`'s entry, with the dims its arguments declare."""
     return flow(module.entry, [a.dims for a in module.args()])
+
+
+def annotated(text: str, module: Any) -> str:
+    """`text` (the module as printed) with each entry op that has a dynamic size
+    followed by a comment of its results' shapes, `// batch x seq x 16`, and the dims'
+    symbol table above the function. Comments, so the text still parses as it was."""
+    f = of_module(module)
+    lines = text.split("\n")
+    header = f"  func.func @{module.entry.sym_name.data}("
+    start = next((i for i, line in enumerate(lines) if line.startswith(header)), None)
+    if start is None:
+        return text
+    ops = iter(module.entry.body.block.ops)
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        if line == "  }":
+            break
+        if line.startswith("    ") and line[4] not in " }":  # an entry op's first line
+            op = next(ops, None)
+            if op is not None and any(None in TensorSpec.from_xdsl(r.type).shape
+                                      for r in op.results):
+                lines[i] = f"{line}  // {', '.join(f.text(r) for r in op.results)}"
+    table = ", ".join(f"{name} = input {arg} dim {axis}"
+                      for name, (arg, axis) in module.dims.items())
+    lines[start] = f"  // dims: {table}\n{lines[start]}"
+    return "\n".join(lines)

@@ -165,10 +165,12 @@ class Module:
         if errors:  # ops that need two dynamic dims equal (`dim_flow`)
             raise errors[0]
 
-    def to_text(self, locations: bool = True) -> str:
+    def to_text(self, locations: bool = True, dims: bool = False) -> str:
+        """The IR text; `dims` adds each dynamic size's name as comments (`dim_flow`)."""
         buf = io.StringIO()
         Printer(stream=buf, print_debuginfo=locations).print_op(self.op)
-        return buf.getvalue() + "\n"
+        text = buf.getvalue() + "\n"
+        return dim_flow.annotated(text, self) if dims and self.dims else text
 
     def __str__(self) -> str:
         return self.to_text()
