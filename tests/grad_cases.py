@@ -20,6 +20,7 @@ u[..., :k]**2 and vh[..., :k, :]**2; eigh -> eigenvalues and eigenvectors**2.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -245,3 +246,30 @@ def loss_terms(name: str, outs: list[Any], attrs: dict[str, Any]) -> list[Any]:
 
 def symmetric_part(g: np.ndarray) -> np.ndarray:
     return (g + np.swapaxes(g, -1, -2)) / 2
+
+
+# ---- tolerances: |got - want| <= rtol * |want| + atol * scale, elementwise, where
+# scale = max(1, max |want| of that operand, |loss|) ----
+TOL = {
+    "fd": (1e-6, 1e-7),      # autodiff target vs central finite differences (NumPy, f64)
+    "cross": (1e-8, 1e-10),  # autodiff target vs autodiff target
+}
+EPS = 1e-6  # finite-difference step: h = EPS * max(1, |x|) (the step actually taken is used)
+TARGETS = os.environ.get("IVY_GRAD_TARGETS", "jax,torch,tensorflow").split(",")
+"""The autodiff targets compared (IVY_GRAD_TARGETS=jax,tensorflow restricts them)."""
+
+
+def close(got: np.ndarray, want: np.ndarray, kind: str, loss_value: float) -> str | None:
+    rtol, atol = TOL[kind]
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    if got.shape != want.shape:
+        return f"shape {got.shape} != {want.shape}"
+    if got.size == 0:
+        return None
+    scale = max(1.0, float(np.abs(want).max()), abs(loss_value))
+    err = np.abs(got - want) - (rtol * np.abs(want) + atol * scale)
+    if np.isfinite(got).all() and (err <= 0).all():
+        return None
+    worst = np.unravel_index(np.argmax(np.where(np.isfinite(err), err, np.inf)), err.shape)
+    return (f"max |diff| {np.nanmax(np.abs(got - want)):.3g} at {worst}: got "
+            f"{got[worst]!r}, want {want[worst]!r} (scale {scale:.3g})")

@@ -35,7 +35,10 @@ import numpy as np
 import pytest
 from differential import as_list, compile_op, flatten
 from grad_cases import (
+    EPS,
     SYMMETRIC,
+    TARGETS,
+    close,
     diff_inputs,
     differentiable_ops,
     loss_terms,
@@ -46,21 +49,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from op_refs_common import CASES
 
-import ivy
-import ivy_ir
 from ivy_ir.dialect import CONTROL, SPECS
 from ivy_ir.dialect.types import COMPLEX, FLOATS
 
-# ---- tolerances: |got - want| <= rtol * |want| + atol * scale, elementwise, where
-# scale = max(1, max |want| of that operand, |loss|) ----
-TOL = {
-    "fd": (1e-6, 1e-7),      # autodiff target vs central finite differences (NumPy, f64)
-    "cross": (1e-8, 1e-10),  # autodiff target vs autodiff target
-}
-EPS = 1e-6  # finite-difference step: h = EPS * max(1, |x|) (the step actually taken is used)
 OFFSET = 0.5 - 0.75j  # a complex result z enters the loss as |z + OFFSET|^2
 
-TARGETS = os.environ.get("IVY_GRAD_TARGETS", "jax,torch,tensorflow").split(",")
 OPS = differentiable_ops()
 SETTINGS = settings(
     max_examples=int(os.environ.get("IVY_GRAD_EXAMPLES", "3")), deadline=None,
@@ -195,22 +188,6 @@ def finite_differences(f: Any, flat: list[Any], i: int, symmetric: bool) -> np.n
     return g
 
 
-def _close(got: np.ndarray, want: np.ndarray, kind: str, loss_value: float) -> str | None:
-    rtol, atol = TOL[kind]
-    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
-    if got.shape != want.shape:
-        return f"shape {got.shape} != {want.shape}"
-    if got.size == 0:
-        return None
-    scale = max(1.0, float(np.abs(want).max()), abs(loss_value))
-    err = np.abs(got - want) - (rtol * np.abs(want) + atol * scale)
-    if np.isfinite(got).all() and (err <= 0).all():
-        return None
-    worst = np.unravel_index(np.argmax(np.where(np.isfinite(err), err, np.inf)), err.shape)
-    return (f"max |diff| {np.nanmax(np.abs(got - want)):.3g} at {worst}: got "
-            f"{got[worst]!r}, want {want[worst]!r} (scale {scale:.3g})")
-
-
 def _describe(name: str, flat: list[Any], attrs: dict[str, Any]) -> str:
     ins = "; ".join(f"in{i} {a.dtype}{list(a.shape)}" + (
         f" = {np.array2string(np.asarray(a), precision=4)}" if np.size(a) <= 12 else "")
@@ -253,13 +230,13 @@ def test_gradient(name: str, data: Any) -> None:
             grads = [symmetric_part(g) if k == 0 else g for k, g in enumerate(grads)]
             got[target] = grads
         for k, (g, w) in enumerate(zip(grads, want)):
-            bad = _close(g, w, "fd", loss_value)
+            bad = close(g, w, "fd", loss_value)
             if bad:
                 problems.append(f"{target} vs finite differences, d/d in{diff[k]}: {bad}")
     done = list(got)
     for a, b in zip(done, done[1:]):
         for k, (ga, gb) in enumerate(zip(got[a], got[b])):
-            bad = _close(gb, ga, "cross", loss_value)
+            bad = close(gb, ga, "cross", loss_value)
             if bad:
                 problems.append(f"{b} vs {a}, d/d in{diff[k]}: {bad}")
     assert not problems, _describe(name, flat, attrs) + "\n" + "\n".join(problems)
@@ -290,125 +267,3 @@ def test_every_differentiable_op_is_covered() -> None:
     assert sorted(untagged - set(OPS)) == [], "ops without nondiff tag but no float operand"
     assert sorted(set(OPS) - set(CASES)) == [], "differentiable ops without an input draw"
     assert sorted(set(FRAMEWORK_GAPS_OPS) - set(OPS)) == []
-
-
-# ---- parameters: a facade MLP traced with params= ----
-
-def mlp(p: dict[str, Any], x: Any) -> Any:
-    h = ivy.gelu(ivy.linear(x, p["fc1"]["weight"], p["fc1"]["bias"]))
-    h = ivy.layer_norm(h, p["ln"]["weight"], p["ln"]["bias"])
-    return ivy.linear(h, p["fc2"]["weight"], p["fc2"]["bias"])
-
-
-def _mlp_data() -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(3)
-    params = {"fc1": {"weight": rng.standard_normal((6, 4)) / 2, "bias": rng.standard_normal(6)},
-              "ln": {"weight": 1 + rng.standard_normal(6) / 4, "bias": rng.standard_normal(6)},
-              "fc2": {"weight": rng.standard_normal((3, 6)) / 2, "bias": rng.standard_normal(3)}}
-    return params, rng.standard_normal((5, 4)), rng.standard_normal((5, 3))
-
-
-def _mse(out: Any, target: Any, total: Any) -> Any:
-    return total((out - target) ** 2) / 15.0
-
-
-def _param_grads(target: str, c: Any, x: np.ndarray, y: np.ndarray
-                 ) -> tuple[float, dict[str, np.ndarray], Any]:
-    """(loss, gradients by dotted name, a function doing one SGD step and returning the
-    new loss)."""
-    lr = 0.1
-    if target == "jax":
-        import jax
-        import jax.numpy as jnp
-
-        def f(p: dict[str, Any]) -> Any:
-            return _mse(c.apply(p, jnp.asarray(x)), jnp.asarray(y), jnp.sum)
-
-        # the loss is the user's own JAX code: float64 there is the user's choice (x64)
-        with jax.enable_x64(True):
-            value, grads = jax.value_and_grad(f)(c.params)
-
-        def step() -> float:
-            with jax.enable_x64(True):
-                return float(f({k: v - lr * grads[k] for k, v in c.params.items()}))
-        return float(value), {k: np.asarray(g) for k, g in grads.items()}, step
-    if target == "torch":
-        import torch
-
-        assert all(isinstance(p, torch.nn.Parameter) for p in c.params.values())
-        assert {id(p) for p in c.module.parameters()} == {id(p) for p in c.params.values()}
-        opt = torch.optim.SGD(c.module.parameters(), lr=lr)
-        opt.zero_grad()
-        value = _mse(c.module(torch.as_tensor(x)), torch.as_tensor(y), torch.sum)
-        value.backward()
-        assert all(p.grad is not None for p in c.params.values())
-        grads = {k: p.grad.numpy().copy() for k, p in c.params.items()}
-
-        def step() -> float:
-            opt.step()
-            with torch.no_grad():
-                return float(_mse(c.module(torch.as_tensor(x)), torch.as_tensor(y), torch.sum))
-        return float(value.detach()), grads, step
-    import tensorflow as tf
-
-    variables = c.module.trainable_variables
-    assert {id(v) for v in variables} == {id(v) for v in c.params.values()}
-    with tf.GradientTape() as tape:
-        value = _mse(c.module(tf.constant(x)), tf.constant(y), tf.reduce_sum)
-    grads = tape.gradient(value, variables)
-    names = {id(v): k for k, v in c.params.items()}
-
-    def step() -> float:
-        tf.keras.optimizers.SGD(learning_rate=lr).apply_gradients(zip(grads, variables))
-        return float(_mse(c.module(tf.constant(x)), tf.constant(y), tf.reduce_sum))
-    return float(value), {names[id(v)]: g.numpy() for v, g in zip(variables, grads)}, step
-
-
-@pytest.fixture(scope="module")
-def mlp_reference() -> tuple[float, dict[str, np.ndarray]]:
-    params, x, y = _mlp_data()
-    ref = ivy_ir.compile(mlp, "numpy", args=(x,), params=params)
-    flat = {k: np.asarray(v, np.float64) for k, v in ref.params.items()}
-
-    def f(**p: Any) -> float:
-        return float(_mse(ref.apply(p, x), y, np.sum))
-    grads = {}
-    for k, v in flat.items():
-        g = np.zeros(v.shape)
-        for cell in np.ndindex(v.shape):
-            h = EPS * max(1.0, abs(v[cell]))
-            vp, vm = v.copy(), v.copy()
-            vp[cell] += h
-            vm[cell] -= h
-            g[cell] = (f(**{**flat, k: vp}) - f(**{**flat, k: vm})) / (vp[cell] - vm[cell])
-        grads[k] = g
-    return f(**flat), grads
-
-
-@pytest.mark.parametrize("target", TARGETS)
-def test_parameter_gradients_and_sgd_step(target: str, mlp_reference: Any) -> None:
-    params, x, y = _mlp_data()
-    c = ivy_ir.compile(mlp, target, args=(x,), params=params)
-    assert set(c.params) == {"fc1.weight", "fc1.bias", "ln.weight", "ln.bias",
-                             "fc2.weight", "fc2.bias"}
-    want_value, want = mlp_reference
-    value, grads, step = _param_grads(target, c, x, y)
-    assert set(grads) == set(want)
-    problems = [f"d/d {k} vs finite differences: {bad}" for k in want
-                if (bad := _close(grads[k], want[k], "fd", want_value))]
-    if abs(value - want_value) > 1e-10 * abs(want_value):
-        problems.append(f"loss {value!r} != NumPy target's {want_value!r}")
-    new_value = step()
-    if not new_value < value:
-        problems.append(f"one SGD step did not reduce the loss: {value} -> {new_value}")
-    assert not problems, f"{target}:\n" + "\n".join(problems)
-
-
-def test_parameter_gradients_agree_across_targets() -> None:
-    params, x, y = _mlp_data()
-    grads = {t: _param_grads(t, ivy_ir.compile(mlp, t, args=(x,), params=params), x, y)[1]
-             for t in TARGETS}
-    for t in TARGETS[1:]:
-        for k, g in grads[TARGETS[0]].items():
-            bad = _close(grads[t][k], g, "cross", 0.0)
-            assert bad is None, f"{t} vs {TARGETS[0]}, d/d {k}: {bad}"
