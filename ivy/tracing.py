@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ivy_ir.core.graph import TracedSize, graph_of_sizes
 from ivy_ir.core.tracer import Tracer, bind, find_graph, group_dtype, record_bound
 
 from .catalogue import CATALOGUE, IGNORED_EXTRAS, FacadeFn
@@ -26,11 +27,13 @@ DATA_DEPENDENT = frozenset({"nonzero", "unique_all", "unique_counts", "unique_in
 
 
 def is_traced(values: Any) -> bool:
-    """Whether a call's arguments carry a tracer (looking one level into lists)."""
+    """Whether a call's arguments carry a tracer, or a traced dynamic size (`ivy.ones((b,
+    16))` with `b = x.shape[0]`), looking one level into lists."""
     for v in values:
-        if isinstance(v, Tracer):
+        if isinstance(v, (Tracer, TracedSize)):
             return True
-        if isinstance(v, (list, tuple)) and any(isinstance(i, Tracer) for i in v):
+        if isinstance(v, (list, tuple)) and any(isinstance(i, (Tracer, TracedSize))
+                                                for i in v):
             return True
     return False
 
@@ -63,7 +66,7 @@ def record(fn: FacadeFn, bound: dict[str, Any]) -> Any:
     if "dtype" in attrs:  # any framework's dtype object (set_backend rebinds ivy.float32)
         attrs["dtype"] = dtype_name(attrs["dtype"]) or attrs["dtype"]
     operands, attrs = bind(spec, tuple(operands), attrs)
-    graph = find_graph(operands)
+    graph = find_graph(operands) or graph_of_sizes(attrs.values())
     if graph is None:
         raise TypeError(f"ivy.{fn.name}: no traced argument")  # only reached by misuse
     return record_bound(spec, graph, operands, attrs, group_dtype(spec, operands))

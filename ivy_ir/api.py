@@ -17,6 +17,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 
 import importers
 import lowerings
+from importers.dynamic import requested
 
 from .compiled import Compiled
 from .core.context import parse as parse_text
@@ -77,7 +78,7 @@ def _unflatten(flat: dict[str, Any], like: Any, prefix: str = "") -> Any:
     return flat[prefix[:-1]]
 
 
-DYNAMIC_SOURCES = ("torch", "jax", "tensorflow", "onnx")
+DYNAMIC_SOURCES = ("ivy", "torch", "jax", "tensorflow", "onnx")
 """The sources whose importers take `dynamic=` (symbolic dims)."""
 
 
@@ -119,12 +120,20 @@ def trace(fn: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, 
         return importers.importer(source).import_program(program, args, kwargs,
                                                          params=params, buffers=buffers,
                                                          name=name, **extra)
-    in_specs = [_spec_of(a) for a in args if is_array(a)]
+    takes_tree = params is not None or buffers is not None
+    hints = input_names(fn, args, takes_tree)
+    arrays = [a for a in args if is_array(a)]
+    named = requested(dynamic, arrays, hints, lambda a: _spec_of(a).rank) if dynamic else {}
+    in_specs = [_spec_of(a) for a in arrays]
+    in_specs = [s.with_(shape=tuple(None if (i, k) in named else d
+                                    for k, d in enumerate(s.shape)))
+                for i, s in enumerate(in_specs)]
     block = Block(arg_types=[s.to_xdsl() for s in in_specs])
     graph = Graph(block)
-    takes_tree = params is not None or buffers is not None
-    for arg, hint in zip(block.args, input_names(fn, args, takes_tree)):
+    for i, (arg, hint) in enumerate(zip(block.args, hints)):
         arg.name_hint = identifier(hint)
+        if any(j == i for j, _ in named):
+            graph.declare_dims(arg, [named.get((i, k)) for k in range(in_specs[i].rank)])
     it = iter(block.args)
     call_args = [Tracer(next(it), graph) if is_array(a) else a for a in args]
     tree = _merge(params or {}, buffers or {})

@@ -213,7 +213,7 @@ def test_a_model_that_fixes_a_dynamic_dim_is_reported(block):
 
 
 def test_dynamic_is_refused_for_sources_that_do_not_take_it_yet():
-    with pytest.raises(NotImplementedError, match="dynamic= is taken from torch, jax, "
+    with pytest.raises(NotImplementedError, match="dynamic= is taken from ivy, torch, jax, "
                                                   "tensorflow, onnx programs so far; this "
                                                   "one is numpy"):
         ivy_ir.compile(lambda x: np.tanh(x), args=(np.zeros((2, 3), np.float32),),

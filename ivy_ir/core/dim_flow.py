@@ -67,6 +67,15 @@ class DimFlow:
         self._fresh += 1
         return Poly.of(f"{ANONYMOUS}{self._fresh}")
 
+    def visit(self, op: Operation) -> None:
+        """Give `op`'s results their shapes (its operands' are known or static)."""
+        _step(self, op)
+
+    def sizes(self, value: SSAValue) -> tuple[int | SymDim | None, ...]:
+        """The value's shape as a tracer reports it: ints, `SymDim`s over the dim names,
+        None for a size nothing names."""
+        return tuple(None if anonymous(d) else d.sym() for d in self.shape(value))
+
     def text(self, value: SSAValue) -> str:
         """`batch x 16` style: how the value's shape reads."""
         return " x ".join(str(d) for d in self.shape(value)) or "scalar"
@@ -86,7 +95,7 @@ def flow(entry: Any, dims_of_args: Sequence[Sequence[str | None]]) -> DimFlow:
                                 (Poly.of(s) if s is not None else out.fresh())
                                 for n, s in zip(dims or (None,) * len(static), static))
     for op in entry.body.block.ops:
-        _step(out, op)
+        out.visit(op)
     return out
 
 

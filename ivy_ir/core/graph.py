@@ -14,11 +14,14 @@ from typing import Any
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, UnitAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from ..dialect import OP_CLASSES, TensorSpec
+from ..dialect.symbolic import SymbolicError, SymDim
+from .dim_flow import DimFlow
 from .locations import identifier, user_location
+from .size_poly import Poly
 
 INLINE_LIMIT = 16
 """Arrays with more elements than this become parameters instead of inline constants."""
@@ -46,6 +49,44 @@ RNG_KEY = "ivy.rng"
 """The argument attribute of a program's random key input."""
 ALIASES = "ivy.aliases"
 """The argument attribute listing a parameter's other names (tied weights)."""
+DIMS = "ivy.dims"
+"""The argument attribute naming an input's dynamic dims ("" for a static one)."""
+
+
+class TracedSize(SymDim):
+    """A dynamic size met while tracing (`x.shape[0]`), which knows the graph it belongs
+    to: an op built from sizes alone (`ivy.ones((b, 16))`) records there. Arithmetic
+    keeps the graph."""
+
+    def __init__(self, expr: str, graph: Graph):
+        super().__init__(expr)
+        object.__setattr__(self, "graph", graph)
+
+    def _combine(self, other: Any, op: str, flip: bool = False) -> Any:
+        out = super()._combine(other, op, flip)
+        return TracedSize(out.expr, self.graph) if isinstance(out, SymDim) else out
+
+    def __neg__(self) -> TracedSize:
+        return TracedSize(super().__neg__().expr, self.graph)
+
+    def _compare(self, other: Any) -> bool:
+        raise SymbolicError(f"the dynamic size '{self.expr}' has no value while tracing, so "
+                            "no Python code can compare it; use ivy.where on arrays, or "
+                            "keep the dim static")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _compare
+
+
+def graph_of_sizes(values: Any) -> Graph | None:
+    """The graph of the first traced size among `values` (looking into lists)."""
+    for v in values:
+        if isinstance(v, TracedSize):
+            return v.graph
+        if isinstance(v, (list, tuple)):
+            found = graph_of_sizes(v)
+            if found is not None:
+                return found
+    return None
 
 
 class Graph:
@@ -62,6 +103,30 @@ class Graph:
         self._lifted: dict[tuple[int, str], tuple[np.ndarray, SSAValue]] = {}
         self._key: SSAValue | None = None
         self._draws = 0
+        self.flow: DimFlow | None = None
+        """Each value's named sizes, where some input declares dynamic dims."""
+        self._followed: set[Operation] = set()
+
+    def declare_dims(self, arg: BlockArgument, names: Sequence[str | None]) -> None:
+        """Mark `arg`'s dims `names` (None: static) as dynamic, `{ivy.dims}`."""
+        attrs = dict(self.param_attrs[arg.index].data) if arg.index in self.param_attrs else {}
+        attrs[DIMS] = ArrayAttr([StringAttr(n or "") for n in names])
+        self.param_attrs[arg.index] = DictionaryAttr(attrs)
+        self.flow = self.flow or DimFlow()
+        static = TensorSpec.from_xdsl(arg.type).shape
+        self.flow.shapes[arg] = tuple(Poly.of(n) if n else Poly.of(d) if d is not None
+                                      else self.flow.fresh() for n, d in zip(names, static))
+
+    def sizes(self, value: SSAValue) -> tuple[int | SymDim | None, ...]:
+        """`value`'s shape: static sizes, and where dims are dynamic, their names."""
+        if self.flow is None:
+            return TensorSpec.from_xdsl(value.type).shape
+        for op in self.block.ops:
+            if op not in self._followed:
+                self._followed.add(op)
+                self.flow.visit(op)
+        return tuple(TracedSize(d.expr, self) if isinstance(d, SymDim) else d
+                     for d in self.flow.sizes(value))
 
     def rng_key(self) -> SSAValue:
         """A key for one random op of a program that draws (dropout in training mode):

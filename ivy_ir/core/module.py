@@ -27,13 +27,11 @@ from ..dialect import IvyOp, TensorSpec
 from ..dialect.ops import location_text
 from ..dialect.symbolic import SymDim, is_dim_name
 from . import dim_flow
-from .graph import ALIASES, RNG_KEY
+from .graph import ALIASES, DIMS, RNG_KEY
 
 PARAM_KEYS = ("ivy.param", "ivy.buffer")
 UPDATE = "ivy.update"
 """The result attribute naming the buffer a trailing result is the new value of."""
-DIMS = "ivy.dims"
-"""The input attribute naming its dynamic dims."""
 
 
 class CallTree(Protocol):

@@ -32,7 +32,7 @@ from ..dialect.types import (
     dtype_name,
 )
 from .errors import TraceError
-from .graph import Graph
+from .graph import Graph, graph_of_sizes
 from .locations import user_location, where
 
 DEFAULT_FLOAT = "float32"
@@ -71,8 +71,11 @@ class Tracer:
         return TensorSpec.from_xdsl(self.value.type)
 
     @property
-    def shape(self) -> tuple[int | None, ...]:
-        return self.spec.shape
+    def shape(self) -> tuple[Any, ...]:
+        """Static sizes as ints; a dynamic dim as its size (`SymDim`: `batch`, `2 * seq`)
+        where the trace declared dynamic dims, so shape code (`x.reshape(b, -1)`)
+        stays symbolic; None where nothing names it."""
+        return self.graph.sizes(self.value)
 
     @property
     def dtype(self) -> str:
@@ -83,9 +86,10 @@ class Tracer:
         return self.spec.rank
 
     def __len__(self) -> int:
-        if not self.shape or self.shape[0] is None:
+        shape = self.spec.shape
+        if not shape or shape[0] is None:
             raise TypeError("len() of a 0-d or dynamic-size tracer")
-        return self.shape[0]
+        return shape[0]
 
     def __bool__(self) -> bool:
         raise TraceError(f"data-dependent Python control flow{where(user_location())}: the "
@@ -247,7 +251,7 @@ def record_bound(spec: OpSpec, graph: Graph, operands: list[Any], attrs: dict[st
 def record(spec: OpSpec, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Record the op call `spec(*args, **kwargs)`; at least one operand is a Tracer."""
     operands, attrs = bind(spec, args, kwargs)
-    graph = find_graph(operands)
+    graph = find_graph(operands) or graph_of_sizes(attrs.values())
     if graph is None:
         raise TypeError(f"ivy.{spec.name}: no traced operand to record the op on")
     return record_bound(spec, graph, operands, attrs, group_dtype(spec, operands))
@@ -361,7 +365,7 @@ def _getitem(self: Tracer, key: Any) -> Any:
         if k is None:
             new.append(len(start) - len(drop) + len(new))
             continue
-        size = self.shape[dim]
+        size = self.spec.shape[dim]
         if isinstance(k, (int, np.integer)):
             if size is not None and not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for axis {dim} with size {size}"
