@@ -33,7 +33,6 @@ from ..dialect.ops import location_text
 from ..dialect.symbolic import SymDim
 from .size_poly import Poly
 
-Size = Poly
 Shape = tuple[Poly, ...]
 ANONYMOUS = "?"
 """The prefix of a fresh size's name (no dim name can start so)."""
@@ -85,6 +84,11 @@ def anonymous(size: Poly) -> bool:
     return any(n.startswith(ANONYMOUS) for n in size.names)
 
 
+def _informative(size: Poly) -> int:
+    """A plain expression over dim names, over one with floor divisions, over a fresh size."""
+    return 0 if anonymous(size) else 1 if size.divides else 2
+
+
 def flow(entry: Any, dims_of_args: Sequence[Sequence[str | None]]) -> DimFlow:
     """The shapes of every value in `entry` (a func.func), its arguments' dims named as
     given (one tuple per argument, empty for an argument with none declared)."""
@@ -127,10 +131,10 @@ class _Checker:
         """The size both stand for; an error where they can differ. Floor divisions and
         remainders have no canonical form (torch's `(h - 1) // 4` is our
         `((h - 2) // 2 - 2) // 2 + 1`), so sizes with them are taken as equal."""
-        if a == b or anonymous(b) or a.divides and b.divides:
-            return a if not a.divides else b
-        if anonymous(a) or a.divides or b.divides:
-            return b if not b.divides else a
+        if a == b:
+            return a
+        if anonymous(a) or anonymous(b) or a.divides or b.divides:
+            return max((a, b), key=_informative)  # undecidable: keep what says most
         self.out.errors.append(DimError(
             f"{self.tag}: {why} needs {a} == {b}, which the dynamic dims "
             f"{', '.join(sorted(a.names | b.names))} do not promise (give dims that must "
