@@ -232,8 +232,8 @@ def solve(x1: Tensor, x2: Tensor) -> Tensor:
     """`x2` is one vector only when 1-d; torch also reads a stack of M vectors as such
     when it has one dim fewer than `x1`."""
     a, b = pair(x1, x2)
-    if b.ndim == 1:
-        return torch.linalg.solve(a, b.unsqueeze(-1)).squeeze(-1)
+    if b.ndim == 1:  # one column for every matrix, which torch cannot misread
+        return torch.linalg.solve(a, b.unsqueeze(-1).expand(*a.shape[:-1], 1)).squeeze(-1)
     if b.ndim == a.ndim - 1:
         b = b.unsqueeze(0)
     return torch.linalg.solve(a, b)

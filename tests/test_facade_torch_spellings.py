@@ -128,6 +128,8 @@ def test_shapes_and_errors_of_the_standard():
     assert torch.linalg.solve(a3, b3).shape == (3, 3)  # torch: a batch of 3 vectors
     assert T.linalg.solve(a3, b3).shape == (3, 3, 3)  # the standard: one matrix
     assert T.linalg.solve(a, torch.ones(3, dtype=torch.float64)).shape == (4, 3)
+    one = torch.full((1, 1, 1), 2.0, dtype=torch.float64)  # a vector b with a batch of 1:
+    assert T.linalg.solve(one, torch.tensor([3.0], dtype=torch.float64)).tolist() == [[1.5]]
     assert T.linalg.solve(torch.eye(3), torch.ones(3, 3)).shape == (3, 3)
     assert T.linalg.cross(torch.ones(2, 3), torch.ones(3)).shape == (2, 3)
     assert T.concat([torch.ones(2, 2), torch.ones(1)], axis=None).shape == (5,)

@@ -18,6 +18,7 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 from onnx_cases import check, make_model, node_case, tensor_info  # noqa: E402
 
 import ivy_ir  # noqa: E402
+from ivy_ir.core.dim_flow import DimError  # noqa: E402
 from ivy_ir.core.errors import UnsupportedOpsError  # noqa: E402
 
 NODE_CASES = [
@@ -162,9 +163,9 @@ def test_declared_input_types_without_args_and_symbolic_dims() -> None:
     module = ivy_ir.trace(model)
     assert [str(s) for s in module.inputs] == ["tensor<2x3xf32>"]
     model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
-    module = ivy_ir.trace(model)  # the named dim stays symbolic: no examples needed
-    assert [str(s) for s in module.inputs] == ["tensor<?x3xf32>"]
-    assert [a.dims for a in module.args()][0] == ("batch", None)
+    with pytest.raises(DimError, match=r"ivy.reshape at reshape \(<onnx>:2:0\): reshape \(the "
+                       r"element count\) needs 4 \* batch == 8.*keep that dim static"):
+        ivy_ir.trace(model)  # its reshape to [2, 2, 2] holds only for a batch of 2
     model.graph.input[0].type.tensor_type.ClearField("shape")  # no rank: examples needed
     with pytest.raises(TypeError, match=r"ONNX input 'x' has no static type \(\[\?\] "
                        r"float32\); pass example inputs"):
@@ -173,6 +174,9 @@ def test_declared_input_types_without_args_and_symbolic_dims() -> None:
     model.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "batch"
     del model.graph.node[1:]  # y = x @ w for any batch
     model.graph.output[0].name = "hidden"
+    module = ivy_ir.trace(model)  # the named dim stays symbolic: no examples needed
+    assert [str(s) for s in module.inputs] == ["tensor<?x3xf32>"]
+    assert [a.dims for a in module.args()][0] == ("batch", None)
     lazy = ivy_ir.compile(model, target="numpy")  # compiles on the first call, once
     for batch in (1, 4):
         x = np.ones((batch, 3), np.float32)

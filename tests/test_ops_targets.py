@@ -91,3 +91,11 @@ def test_layer_norm_of_a_constant_row_is_zero(target: str) -> None:
     x = np.full((2, 3), 4.9497, np.float32)
     got, _ = run_compiled("layer_norm", [x, None, None], {"axis": [0, 1], "eps": 1e-5}, target)
     np.testing.assert_array_equal(got[0], np.zeros_like(x))
+
+
+@pytest.mark.parametrize("target", ["numpy", *TARGETS])
+def test_solve_of_a_vector_against_a_batch_of_one_matrix(target: str) -> None:
+    # torch read the (1, 1) column of a (1, 1, 1) batch as a batch of vectors
+    a, b = np.full((1, 1, 1), 2.0), np.array([3.0])
+    got, _ = run_compiled("solve", [a, b], {}, target)
+    np.testing.assert_allclose(got[0], [[1.5]])

@@ -135,10 +135,12 @@ class _Checker:
             return a
         if anonymous(a) or anonymous(b) or a.divides or b.divides:
             return max((a, b), key=_informative)  # undecidable: keep what says most
+        hint = ("keep that dim static: the program fixes its size" if
+                a.constant is not None or b.constant is not None else
+                "give dims that must agree one name")
         self.out.errors.append(DimError(
             f"{self.tag}: {why} needs {a} == {b}, which the dynamic dims "
-            f"{', '.join(sorted(a.names | b.names))} do not promise (give dims that must "
-            "agree one name)", self.op))
+            f"{', '.join(sorted(a.names | b.names))} do not promise ({hint})", self.op))
         return a
 
     def broadcast(self, shapes: Sequence[Shape]) -> Shape:
