@@ -36,6 +36,7 @@ from ivy_ir.core.module import DIMS, UPDATE, Module
 from ivy_ir.core.resample import resample_taps
 from ivy_ir.core.rules import PLAIN_ELEMENTWISE
 from ivy_ir.dialect import SPECS, TensorSpec
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import dtype_name, numpy_dtype
 
 Rule = Callable[..., Any]
@@ -216,6 +217,16 @@ class ImportBuilder:
         module = Module(ModuleOp([fn]), dict(self.graph.params), returns_sequence)
         module.verify()
         return module
+
+
+def size_value(ctx: ImportContext, size: int | SymDim, dtype: str = "int64") -> Any:
+    """A size as a 0-d tensor of `dtype` (an index wrapped by an axis' length): a
+    constant, or a symbolic size as the one element of `arange(size, size + 1)`, the op
+    that turns a size into data."""
+    if not isinstance(size, SymDim):
+        return ctx.const(size, dtype)
+    point = ctx.emit("arange", start=size, stop=size + 1, dtype=dtype)
+    return ctx.emit("reshape", point, shape=[])
 
 
 def spec_of(value: SSAValue) -> TensorSpec:

@@ -50,6 +50,18 @@ def requested(dynamic: Any, args: Sequence[Any], names: Sequence[str] | None,
     return out
 
 
+def arange_count(start: Any, stop: Any, step: Any) -> int | SymDim | None:
+    """The length of `arange(start, stop, step)` whose bounds may be sizes, ceil((stop -
+    start) / step), for integer bounds and step (None otherwise): `arange(seq)` has
+    `seq` elements. Sizes are taken to be non-negative, and so is this count."""
+    ends = (start, stop, step)
+    if any(not isinstance(v, SymDim) and int(v) != v for v in ends):
+        return None
+    lo, hi, by = (v if isinstance(v, SymDim) else int(v) for v in ends)
+    span, stride = (hi - lo, by) if by > 0 else (lo - hi, -by)
+    return (span + (stride - 1)) // stride
+
+
 class _Calls(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.AST:  # noqa: N802 (the visitor protocol)
         self.generic_visit(node)

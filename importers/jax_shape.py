@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import numpy_dtype
 
 from .common import Rule, Unmapped
@@ -94,17 +95,20 @@ def _unstack(ctx: Ctx, x: Value, *, axis: int, **_: Any) -> list[Value]:
     return [ctx.emit("squeeze", p, axis=[axis]) for p in parts]
 
 
-def _iota(ctx: Ctx, *, dimension: int, **_: Any) -> Value:
-    return iota(ctx, ctx.out.shape, dimension, ctx.out.dtype)
+def _iota(ctx: Ctx, *, dimension: int, shape: Sequence[int | SymDim], **_: Any) -> Value:
+    return iota(ctx, shape, dimension, ctx.out.dtype)
 
 
-def iota(ctx: Ctx, shape: Sequence[int], dim: int, dtype: str) -> Value:
-    """Counting 0, 1, ... along `dim`, broadcast over `shape` (known when small)."""
+def iota(ctx: Ctx, shape: Sequence[int | SymDim], dim: int, dtype: str) -> Value:
+    """Counting 0, 1, ... along `dim`, broadcast over `shape` (known when small; sizes
+    may be symbolic: `jnp.arange(x.shape[1])`)."""
     ramp = [shape[dim] if i == dim else 1 for i in range(len(shape))]
-    if math.prod(shape) <= FOLD_LIMIT:
+    static = all(isinstance(d, int) for d in shape)
+    if static and math.prod(shape) <= FOLD_LIMIT:
         values = np.arange(shape[dim]).reshape(ramp)
         return np.broadcast_to(values, shape).astype(numpy_dtype(dtype))
-    x = ctx.emit("arange", start=0.0, stop=float(shape[dim]), dtype=dtype)
+    stop = shape[dim] if isinstance(shape[dim], SymDim) else float(shape[dim])
+    x = ctx.emit("arange", start=0.0, stop=stop, dtype=dtype)
     if len(shape) > 1:
         x = ctx.emit("reshape", x, shape=ramp)
         x = ctx.emit("broadcast_to", x, shape=list(shape))

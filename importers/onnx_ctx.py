@@ -40,17 +40,15 @@ ones are emitted as ops, so a `ConstantOfShape` of a big static shape stays one
 ELEM_TYPES: dict[int, str] = {
     1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
     9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64", 14: "complex64",
-    15: "complex128", 16: "bfloat16",
+    15: "complex128", 16: "bfloat16", 17: "float8_e4m3fn", 18: "float8_e4m3fnuz",
+    19: "float8_e5m2", 20: "float8_e5m2fnuz", 21: "uint4", 22: "int4", 23: "float4_e2m1fn",
+    24: "float8_e8m0fnu", 25: "uint2", 26: "int2",
 }
-"""ONNX `TensorProto.DataType` -> registry dtype. The others (string, the float8, int4,
-uint4 and float4 families) have no registry type: a node or input using one is
-reported, never guessed."""
+"""ONNX `TensorProto.DataType` -> registry dtype (the float8/float4/int4/int2 ones are
+the registry's storage dtypes). The others (string, float6) have no registry type: a
+node or input using one is reported, never guessed."""
 
-ELEM_NAMES: dict[int, str] = {
-    0: "undefined", 8: "string", 17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2",
-    20: "float8e5m2fnuz", 21: "uint4", 22: "int4", 23: "float4e2m1", 24: "float8e8m0",
-    25: "uint2", 26: "int2",
-}
+ELEM_NAMES: dict[int, str] = {0: "undefined", 8: "string", 27: "float6e2m3", 28: "float6e3m2"}
 """Names of the ONNX element types the registry lacks, for the report."""
 
 Value = SSAValue | np.ndarray | Sizes | None
@@ -324,8 +322,8 @@ def _only_shapes(value: Sizes, what: str) -> Unmapped:
     """The report for a symbolic shape value used where no size expression can go: it
     exists only at import, so only shape arithmetic and shape attributes take it."""
     return Unmapped(f"{what} is the shape value {value} of dynamic sizes, which only "
-                    "shape arithmetic and the shapes of Reshape, Expand and ConstantOfShape "
-                    "take (no op reads a size at run time)")
+                    "shape arithmetic, the shapes of Reshape, Expand and ConstantOfShape "
+                    "and the bounds of Range take")
 
 
 def _small(spec: Any, operands: Sequence[Any], attrs: dict[str, Any]) -> bool:

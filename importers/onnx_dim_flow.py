@@ -24,6 +24,7 @@ from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN
 
 from .common import spec_of
+from .dynamic import arange_count
 from .onnx_dims import Dim
 
 Shape = tuple[Dim, ...]
@@ -157,6 +158,11 @@ def _pad(ins: list[Any], a: dict[str, Any]) -> list[Sequence[Dim]]:
                   for i, d in enumerate(ins[0]))]
 
 
+def _arange(ins: list[Any], a: dict[str, Any]) -> list[Sequence[Dim]]:
+    """The count of an `arange` to a size (`Range(0, seq, 1)`: `seq`)."""
+    return [(arange_count(a["start"], a["stop"], a["step"]),)]
+
+
 FLOW: dict[str, Flow] = {
     **dict.fromkeys(("same", "abs", "astype", "like", "predicate", "matrix_same",
                      "square_same", "index_like", "scan", "roll", "norm", "channel_norm"),
@@ -169,7 +175,7 @@ FLOW: dict[str, Flow] = {
     "matmul": _matmul, "linear": _linear, "permute_dims": _permute,
     "expand_dims": _expand_dims, "squeeze": _squeeze, "concat": _concat, "take": _take,
     "split": _split, "slice": _slice, "embedding": _embedding, "attention": _attention,
-    "tile": _tile, "pad": _pad,
+    "tile": _tile, "pad": _pad, "arange": _arange,
 }
 """Registry `infer=` kind -> how the result dims of its ops follow from their operands'
 (keyed by kind, not op name: the kind is what says how a shape is computed, and one

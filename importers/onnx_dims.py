@@ -106,9 +106,9 @@ def requested_dims(dynamic: Mapping[Any, Any], names: Sequence[str],
 class Sizes:
     """A shape vector (or one size) known at import up to dynamic dims: `array` is a
     NumPy object array of Python ints and `SymDim`s, `dtype` the ONNX tensor's integer
-    dtype. It exists only at import (the registry has no op that reads a size at run
-    time): shape arithmetic computes on it and shape attributes take it; any other use
-    is reported (`onnx_ctx.Ctx.operand`)."""
+    dtype. It exists only at import (sizes enter the IR as size attributes only):
+    shape arithmetic computes on it and size attributes take it (shapes, `arange`
+    bounds); any other use is reported (`onnx_ctx.Ctx.operand`)."""
 
     __slots__ = ("array", "dtype")
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ivy_ir.core.control import emit_scan
+from ivy_ir.dialect.symbolic import SymDim
 
 from .common import Rule, Unmapped
 from .onnx_ctx import Ctx
@@ -205,7 +206,7 @@ def _range(c: Ctx, start: Any, limit: Any, delta: Any) -> Any:
     """start + i * delta for i < ceil((limit - start) / delta): the count as ONNX
     computes it, the values as `start + arange(n) * delta` in the inputs' dtype."""
     dtype = c.spec(start).dtype
-    if isinstance(limit, Sizes):
+    if isinstance(start, Sizes) or isinstance(limit, Sizes):
         return _range_to_size(c, start, limit, delta, dtype)
     lo, hi, step = (c.static(v, "Range bounds").item() for v in (start, limit, delta))
     n = max(int(np.ceil((hi - lo) / step)), 0)
@@ -213,20 +214,19 @@ def _range(c: Ctx, start: Any, limit: Any, delta: Any) -> Any:
     return c.emit("add", c.const(lo, dtype), c.emit("multiply", steps, c.const(step, dtype)))
 
 
-def _range_to_size(c: Ctx, start: Any, limit: Sizes, delta: Any, dtype: str) -> Any:
-    """`Range(0, n, step)` to a symbolic size n (position ids of a sequence): the
-    registry's `arange` takes its bounds as numbers, so the n indices are the running
-    sum of n ones, less one, times the step. Only a start of 0 and a positive step are
-    taken: the count ceil(n / step) is then a size expression that is never negative."""
-    lo, step = (c.static(v, "Range start and delta").item() for v in (start, delta))
-    if lo != 0 or step <= 0 or int(step) != step or dtype not in ("int32", "int64"):
-        raise Unmapped(f"a Range to the dynamic size {limit}: only Range(0, size, step) "
-                       "with an integer step > 0 is taken")
-    count = limit.entries()[0]
-    count = count if step == 1 else (count + int(step) - 1) // int(step)
-    ones = c.emit("ones", shape=[count], dtype=dtype)
-    index = c.emit("subtract", c.emit("cumsum", ones, axis=0), c.const(1, dtype))
-    return index if step == 1 else c.emit("multiply", index, c.const(step, dtype))
+def _range_to_size(c: Ctx, start: Any, limit: Any, delta: Any, dtype: str) -> Any:
+    """A `Range` with a symbolic bound (position ids `Range(0, seq, 1)`): an `arange`
+    whose bound is the size expression. Its points are computed in float64 and cast, so
+    a numeric start and the step must be integers, whose points every dtype holds as
+    ONNX's own arithmetic in that dtype does."""
+    step = c.static(delta, "Range delta").item()
+    lo, hi = (v.entries()[0] if isinstance(v, Sizes) else c.static(v, "Range bound").item()
+              for v in (start, limit))
+    if any(not isinstance(v, SymDim) and int(v) != v for v in (lo, step)):
+        raise Unmapped(f"a Range from {lo} by {step} to a dynamic size: only integer "
+                       "starts and steps are taken")
+    lo, hi = (v if isinstance(v, SymDim) else float(v) for v in (lo, hi))
+    return c.emit("arange", start=lo, stop=hi, step=float(step), dtype=dtype)
 
 
 def _eye_like(c: Ctx, x: Any, dtype: int | None = None, k: int = 0) -> Any:

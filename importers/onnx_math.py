@@ -17,6 +17,7 @@ import numpy as np
 
 from ivy_ir.dialect.types import FLOATS, INTS
 
+from . import onnx_lowprec as lowprec
 from .common import Rule, Unmapped, spec_of
 from .onnx_ctx import Ctx, Deferred
 
@@ -118,12 +119,12 @@ def _is_inf(c: Ctx, x: Any, detect_negative: int = 1, detect_positive: int = 1) 
 
 
 def _cast(c: Ctx, x: Any, to: int, saturate: int = 1, round_mode: str = "up") -> Any:
-    # saturate and round_mode only concern float8/float4 targets, which `dtype` refuses
-    return c.cast(x, c.dtype(to))
+    # saturate and round_mode concern the float8 targets only (onnx_lowprec.py)
+    return lowprec.cast(c, x, c.dtype(to), saturate, round_mode)
 
 
 def _cast_like(c: Ctx, x: Any, like: Any, saturate: int = 1, round_mode: str = "up") -> Any:
-    return c.cast(x, c.spec(like).dtype)
+    return lowprec.cast(c, x, c.spec(like).dtype, saturate, round_mode)
 
 
 def _clip(c: Ctx, x: Any, low: Any = None, high: Any = None) -> Any:

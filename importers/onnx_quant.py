@@ -1,12 +1,15 @@
-"""ONNX's integer quantization operators -> ivy ops.
+"""ONNX's quantization operators -> ivy ops.
 
-Quantized tensors are plain integer tensors here (uint8, int8, uint16, int16; the 4-
-and 2-bit and float8 ones have no registry dtype and are reported). Each operator is
-its defining arithmetic, computed in the dtypes ONNX's definition uses, so the results
-are exact: `QuantizeLinear` rounds `x / scale` half to even, adds the zero point in
-int32 and saturates; `DequantizeLinear` is `(x - zero_point) * scale` in float32;
-`MatMulInteger` multiplies in int32; `QLinearMatMul` requantizes the int32 product in
-float64. Per-axis and blocked scales are broadcast along `axis` first.
+Quantized tensors are plain tensors of the registry's integer dtypes (uint8, int8,
+uint16, int16) or of its storage dtypes (int4, uint4, int2, uint2, float8, float4:
+`onnx_lowprec.py`). Each operator is its defining arithmetic, computed in the dtypes
+ONNX's definition uses, so the results are exact: `QuantizeLinear` rounds `x / scale`
+half to even, adds the zero point in int32 and saturates (into float8 it casts
+`x / scale` as `Cast` does, saturating by the `saturate` attribute, and ignores the zero
+point, as ONNX's reference does; into float4 it adds the zero point and casts);
+`DequantizeLinear` is `(x - zero_point) * scale` in float32 (no zero point for float8
+and float4 input); `MatMulInteger` multiplies in int32; `QLinearMatMul` requantizes the
+int32 product in float64. Per-axis and blocked scales are broadcast along `axis` first.
 """
 
 from __future__ import annotations
@@ -15,11 +18,17 @@ from typing import Any
 
 import numpy as np
 
+from . import onnx_lowprec as lowprec
 from .common import Rule, Unmapped
 from .onnx_ctx import Ctx
 
+FLOAT4 = "float4_e2m1fn"
+UNCENTRED = lowprec.FLOAT8 | {FLOAT4}
+"""Quantized float dtypes: scaled, never shifted back (ONNX's dequantization ignores
+their zero point)."""
 RANGES: dict[str, tuple[int, int]] = {
     "uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "int16": (-32768, 32767),
+    "uint4": (0, 15), "int4": (-8, 7), "uint2": (0, 3), "int2": (-2, 1),
 }
 """Quantized integer dtype -> the range results saturate to."""
 
@@ -59,8 +68,8 @@ def _dequantize(c: Ctx, x: Any, scale: Any, zero_point: Any = None, axis: int = 
                 block_size: int = 0, output_dtype: int = 0) -> Any:
     out = c.dtype(output_dtype) if output_dtype else c.spec(scale).dtype
     shifted = c.cast(x, "float32")
-    if zero_point is not None:
-        zero = c.cast(_along(c, zero_point, x, axis, block_size), "float32")
+    if zero_point is not None and c.spec(x).dtype not in UNCENTRED:
+        zero = _along(c, c.cast(zero_point, "float32"), x, axis, block_size)
         shifted = c.emit("subtract", shifted, zero)
     factor = c.cast(_along(c, scale, x, axis, block_size), "float32")
     return c.cast(c.emit("multiply", shifted, factor), out)
@@ -73,7 +82,7 @@ def _quantize(c: Ctx, x: Any, scale: Any, zero_point: Any = None, axis: int = 1,
         target = c.spec(zero_point).dtype
     else:
         target = c.dtype(output_dtype) if output_dtype else "uint8"
-    if target not in RANGES:
+    if target not in RANGES and target not in UNCENTRED:
         raise Unmapped(f"quantized dtype {target}")
     factor = _along(c, scale, x, axis, block_size)
     if precision:
@@ -81,9 +90,16 @@ def _quantize(c: Ctx, x: Any, scale: Any, zero_point: Any = None, axis: int = 1,
     else:
         wide = str(np.result_type(np.dtype(c.spec(x).dtype), np.dtype(c.spec(factor).dtype)))
     steps = c.emit("divide", c.cast(x, wide), c.cast(factor, wide))
+    if target in lowprec.FLOAT8:
+        return lowprec.cast(c, steps, target, saturate)
+    if target == FLOAT4:
+        if zero_point is not None:
+            zero = _along(c, c.cast(zero_point, wide), x, axis, block_size)
+            steps = c.emit("add", steps, zero)
+        return c.cast(steps, target)
     out = c.cast(c.emit("round", steps), "int32")
     if zero_point is not None:
-        out = c.emit("add", out, c.cast(_along(c, zero_point, x, axis, block_size), "int32"))
+        out = c.emit("add", out, _along(c, c.cast(zero_point, "int32"), x, axis, block_size))
     return _saturated(c, out, target)
 
 

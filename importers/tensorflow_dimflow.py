@@ -19,6 +19,7 @@ from typing import Any
 
 from ivy_ir.dialect.symbolic import SymDim
 
+from .dynamic import arange_count
 from .tensorflow_ctx import Ctx, Sizes
 from .tensorflow_math import ACTIVATIONS, BINARY, UNARY
 from .tensorflow_reduce import REDUCE
@@ -332,6 +333,13 @@ def _arg_reduce(c: Ctx, shapes: list[Shape | None], **_: Any) -> Shape | None:
     return x[:axis] + x[axis + 1:]
 
 
+def _range(c: Ctx, shapes: list[Shape | None], **_: Any) -> Shape:
+    """The count of a `Range` to a size (`tf.range(tf.shape(x)[1])`)."""
+    ends = [v.entries.item() if isinstance(v, Sizes) else c.static(v, "range bound").item()
+            for v in c.inputs]
+    return (arange_count(*ends),)
+
+
 def _fill(at: int) -> DimRule:
     return lambda c, shapes, **_: tuple(entries(c, c.inputs[at], "shape"))
 
@@ -363,7 +371,7 @@ DIM_RULES: dict[str, DimRule] = {
     "Concat": _concat(0), "Pack": _pack, "Unpack": _unpack, "Split": _split(1),
     "SplitV": _split(0), "Tile": _tile, "Pad": _pad, "PadV2": _pad, "MirrorPad": _pad,
     "StridedSlice": _strided_slice, "GatherV2": _gather, "BroadcastTo": _fill(1),
-    "Fill": _fill(0), "ResourceGather": _resource_gather,
+    "Fill": _fill(0), "ResourceGather": _resource_gather, "Range": _range,
     **dict.fromkeys(("Conv2DBackpropInput", "Conv3DBackpropInputV2"), _conv_transpose),
     "TopKV2": lambda c, shapes, **_: [(*shapes[0][:-1], None)] * 2,
 }

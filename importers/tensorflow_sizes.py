@@ -7,9 +7,10 @@ operands with (`StridedSlice`/`GatherV2`/`Unpack` to pick sizes, `Mul`/`AddV2`/`
 run here on those entries, with `SymDim` arithmetic, so the result is again a `Sizes`
 (or a plain known array once no dynamic entry is left). The ops that take a shape
 operand (`Reshape`, `BroadcastTo`, `Fill`, `Tile`) then emit their registry op with a
-symbolic `shape` attribute. Rules are called as the raw-op table's are, whenever an
-input of the op is a `Sizes`; other inputs are known arrays (an op mixing a size with
-a traced tensor value is reported: the IR has sizes only in shape attributes).
+symbolic `shape` attribute, and a `Range` to a size is an `arange` with symbolic bounds.
+Rules are called as the raw-op table's are, whenever an input of the op is a `Sizes`;
+other inputs are known arrays (an op mixing a size with a traced tensor value is
+reported: the IR has sizes only in size attributes).
 """
 
 from __future__ import annotations
@@ -171,6 +172,15 @@ def _tile(c: Ctx, x: Any, multiples: Any, **_: Any) -> Any:
     return c.emit("broadcast_to", x, shape=[d * r for d, r in zip(sizes, reps)])
 
 
+def _range(c: Ctx, start: Any, limit: Any, delta: Any, **_: Any) -> Any:
+    """`tf.range` to a size (`tf.range(tf.shape(x)[1])`: position ids): an `arange`
+    whose bounds are size expressions; the step stays a number."""
+    step = float(c.static(delta, "range step"))
+    lo, hi = (_entries(c, v).item() if isinstance(v, Sizes) else
+              float(c.static(v, "range bound")) for v in (start, limit))
+    return c.emit("arange", start=lo, stop=hi, step=step, dtype=c.out.dtype)
+
+
 def _conv_transpose(c: Ctx, output_size: Any, w: Any, x: Any, **attrs: Any) -> Any:
     """Conv2DBackpropInput to an output size of dynamic batch (Keras' Conv2DTranspose
     packs `tf.shape(x)[0]` into it): only the other sizes shape the conv, the batch is
@@ -190,7 +200,7 @@ SIZE_RULES: dict[str, Rule] = {
     "FloorDiv": _arithmetic(operator.floordiv), "FloorMod": _arithmetic(operator.mod),
     "Neg": _negate, "Prod": _reduce(1, operator.mul), "Sum": _reduce(0, operator.add),
     "Cast": _cast, "ExpandDims": _expand_dims, "Squeeze": _squeeze, "Reshape": _reshape,
-    "BroadcastTo": _broadcast_to, "Fill": _fill, "Tile": _tile,
+    "BroadcastTo": _broadcast_to, "Fill": _fill, "Tile": _tile, "Range": _range,
     "Conv2DBackpropInput": _conv_transpose, "Conv3DBackpropInputV2": _conv_transpose,
 }
 """TF raw op -> rule, for an op with a `Sizes` input: shape arithmetic (folded into

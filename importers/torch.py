@@ -91,6 +91,8 @@ def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None
         (module, args, names), kwargs, prefix = step, {}, f"model.{prefix}"
     wanted = requested(dynamic, args, names) if dynamic else {}
     shapes = export_shapes(wanted, args) if wanted else None
+    if shapes is not None and isinstance(module, FunctionModule):
+        shapes = (shapes,)  # its forward(*args) has one parameter, the tuple of them
     args = widened(args, wanted)
     ep = normalize(export(module, args, kwargs, LoopRewriter(), shapes))
     imported = _Walker(ep, names, prefix, DimNames(wanted) if wanted else None).run(name)
@@ -312,7 +314,10 @@ class _Walker(ControlFlow):
         return filled if isinstance(val, (list, tuple)) else filled[0]
 
     def _typed(self, overload: str, result: Any, val: Any) -> Any:
-        """Cast results to the dtype torch recorded and check the shapes agree."""
+        """Cast results to the dtype torch recorded and check the shapes agree. A dim the
+        IR leaves dynamic where torch knows its size, under the ranges it assumes for the
+        dynamic dims (`x[:, :1]` of a length that is at least 1), is fixed by a reshape
+        to torch's sizes, which fails where a run breaks that assumption."""
         if isinstance(val, (list, tuple)):
             return [self._typed(overload, r, v) if isinstance(r, SSAValue) else r
                     for r, v in zip(result, val)]
@@ -322,6 +327,10 @@ class _Walker(ControlFlow):
         if not isinstance(result, SSAValue):
             raise TraceError(f"aten.{overload} at {self._where()}: expected a tensor result")
         got = spec_of(result).shape
+        if self.dims is not None and len(got) == len(spec.shape) and any(
+                g is None and w is not None for g, w in zip(got, spec.shape)):
+            result = self.b.emit("reshape", [result], shape=list(self.dims.sizes(val)))
+            got = spec_of(result).shape
         if len(got) != len(spec.shape) or any(w is not None and g != w
                                                for g, w in zip(got, spec.shape)):
             raise TraceError(f"importer bug: aten.{overload} at {self._where()} gave shape "

@@ -163,6 +163,12 @@ class Ctx:
             return None
         return tuple(meta.stride()), int(meta.storage_offset())
 
+    def arg_sizes(self, i: int) -> tuple[Any, ...]:
+        """torch's shape of tensor argument `i` as IR sizes (size expressions for the
+        dims that stay symbolic)."""
+        val = self._node.args[i].meta["val"]
+        return self._dims.sizes(val) if self._dims is not None else tuple(val.shape)
+
     @property
     def out(self) -> TensorSpec:
         """torch's type for the (first) tensor result."""

@@ -9,6 +9,7 @@ known); assignments through a boolean mask (`x[mask] = v`) keep x's shape and be
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -16,23 +17,25 @@ from xdsl.ir import SSAValue
 
 from ivy_ir.dialect.types import INT64_MAX
 
-from .common import Rule, Unmapped, spec_of
+from .common import Rule, Unmapped, size_value, spec_of
 from .torch_ctx import Ctx, DataDependent
 
 
-def _normalized(c: Ctx, idx: SSAValue, size: int) -> SSAValue:
-    """An int64 index tensor in [0, size) for torch's index values in [-size, size)."""
+def _normalized(c: Ctx, idx: SSAValue, x: SSAValue, axis: int) -> SSAValue:
+    """An int64 index tensor in [0, size) for torch's index values in [-size, size),
+    size that of `axis` of x, the op's first argument (a dynamic one read when it runs)."""
+    size = spec_of(x).shape[axis]
+    size = c.arg_sizes(0)[axis] if size is None else size
     known = c.known(idx)
-    if known is not None:
+    if known is not None and isinstance(size, int):
         return c.const(np.asarray(known, np.int64) % max(size, 1), "int64")
     idx = c.cast(idx, "int64")
     negative = c.emit("less", idx, c.const(0, "int64"))
-    return c.emit("where", negative, c.emit("add", idx, c.const(size, "int64")), idx)
+    return c.emit("where", negative, c.emit("add", idx, size_value(c, size)), idx)
 
 
 def _items(c: Ctx, x: SSAValue, indices: list[Any]) -> list[SSAValue | None]:
     """One normalized int64 index tensor (or None) per indexed dim of x."""
-    shape = spec_of(x).shape
     items: list[SSAValue | None] = []
     for idx in indices:
         if idx is None:
@@ -46,12 +49,19 @@ def _items(c: Ctx, x: SSAValue, indices: list[Any]) -> list[SSAValue | None]:
                                     "torch.where(mask, x, 0) or x.masked_fill(~mask, 0)")
             items += [c.const(a.astype(np.int64), "int64") for a in np.nonzero(mask)]
             continue
-        items.append(_normalized(c, idx, shape[len(items)]))
+        items.append(_normalized(c, idx, x, len(items)))
     return items
 
 
 def _broadcast_stack(c: Ctx, idxs: list[SSAValue]) -> tuple[SSAValue, tuple[int, ...]]:
-    """Index tensors broadcast together and stacked on a new last axis (gather_nd form)."""
+    """Index tensors broadcast together and stacked on a new last axis (gather_nd form);
+    with dynamic sizes, broadcast by adding zeros of each other's shape, which needs no
+    size spelled out."""
+    if any(None in spec_of(i).shape for i in idxs):
+        zeros = [c.emit("zeros_like", i) for i in idxs]
+        zero = functools.reduce(lambda a, b: c.emit("add", a, b), zeros)
+        full = [c.emit("add", i, zero) for i in idxs]
+        return c.emit("stack", full, axis=-1), spec_of(full[0]).shape
     shape = tuple(np.broadcast_shapes(*(spec_of(i).shape for i in idxs)))
     full = [i if spec_of(i).shape == shape else
             c.emit("broadcast_to", i, shape=list(shape)) for i in idxs]
@@ -78,7 +88,7 @@ def _index(c: Ctx, x: SSAValue, indices: list[Any]) -> SSAValue:
 
 
 def _index_select(c: Ctx, x: SSAValue, dim: int, index: SSAValue) -> SSAValue:
-    out = c.emit("take", x, _normalized(c, index, spec_of(x).shape[dim]), axis=dim)
+    out = c.emit("take", x, _normalized(c, index, x, dim), axis=dim)
     shape = list(c.out.shape)
     return out if list(spec_of(out).shape) == shape else c.emit("reshape", out, shape=shape)
 
@@ -91,7 +101,7 @@ def _gather(c: Ctx, x: SSAValue, dim: int, index: SSAValue, sparse_grad: bool = 
     if any(i != s for d, (i, s) in enumerate(zip(ishape, xshape)) if d != dim):
         stop = [INT64_MAX if d == dim else ishape[d] for d in range(rank)]
         x = c.emit("slice", x, start=[0] * rank, stop=stop, step=[1] * rank)
-    return c.emit("take_along_axis", x, _normalized(c, index, xshape[dim]), axis=dim)
+    return c.emit("take_along_axis", x, _normalized(c, index, x, dim), axis=dim)
 
 
 def _where_along(c: Ctx, x: SSAValue, dim: int, picked: list[int], src: SSAValue) -> SSAValue:
@@ -175,7 +185,7 @@ def _scatter(accumulate: bool) -> Rule:
         rank, shape = spec_of(x).rank, spec_of(index).shape
         dim %= rank
         grid = np.indices(shape)
-        coords = [c.emit("expand_dims", _normalized(c, index, spec_of(x).shape[dim]),
+        coords = [c.emit("expand_dims", _normalized(c, index, x, dim),
                          axis=[rank]) if d == dim else c.const(grid[d][..., None], "int64")
                   for d in range(rank)]
         if isinstance(src, SSAValue):

@@ -198,6 +198,9 @@ def pad_torch(c: Ctx, x: SSAValue, pad: list[int], mode: str = "constant",
     modes = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}
     if mode not in modes:
         raise Unmapped(f"pad mode '{mode}'")
+    if any(isinstance(w, SymDim) for w in pad):
+        raise Unmapped(f"pad widths ({', '.join(map(str, pad))}) holding a dynamic size "
+                       "(pad widths are numbers)")
     rank = spec_of(x).rank
     width = [0] * (2 * rank)
     for i in range(len(pad) // 2):
@@ -241,10 +244,12 @@ def _new_full(c: Ctx, x: Any, size: Any, fill_value: Any, **kwargs: Any) -> SSAV
 
 
 def _arange(c: Ctx, *args: Any, **kwargs: Any) -> SSAValue:
+    """`arange(end)`, `arange(start, end[, step])`; an end may be a symbolic size
+    (`arange(seq)`: position ids)."""
     start, end, step = (0, args[0], 1) if len(args) == 1 else (*args[:2], args[2] if
                                                               len(args) > 2 else 1)
-    return c.emit("arange", start=float(start), stop=float(end), step=float(step),
-                  dtype=c.out.dtype)
+    start, end = (v if isinstance(v, SymDim) else float(v) for v in (start, end))
+    return c.emit("arange", start=start, stop=end, step=float(step), dtype=c.out.dtype)
 
 
 def _linspace(c: Ctx, start: Any, end: Any, steps: int, **kwargs: Any) -> SSAValue:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from ivy_ir.core.rules import OpContext, Rule
-from ivy_ir.dialect.types import COMPLEX, FLOATS, INTS
+from ivy_ir.dialect.types import COMPLEX, FLOATS, INTS, STORAGE, STORAGE_FLOATS, STORAGE_INTS
 
-PINNED_CASTS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16"})
+PINNED_CASTS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16"}) | STORAGE_INTS
 """Integer dtypes whose conversion from a non-representable float the IR pins
-(uint32 and uint64: NumPy's own answers are irregular, docs/semantics.md)."""
+(uint32 and uint64: NumPy's own answers are irregular, docs/semantics.md; the 4- and
+2-bit ones take the low bits of the int32 value, as ml_dtypes does)."""
 
 
 def float_to_int_range(dtype: str) -> tuple[str, int, int]:
@@ -24,6 +25,10 @@ def float_to_int_range(dtype: str) -> tuple[str, int, int]:
 
 def _astype(c: OpContext) -> str:
     x, src, dst = c.args["x"], c.in_types["x"].dtype, c.out.dtype
+    # see STORAGE_FLOATS; not into float8e8m0, whose 2**-127 XLA flushes in float32
+    if (src in STORAGE_FLOATS and dst not in FLOATS | STORAGE) or (
+            src == "float64" and dst in STORAGE - {"float8_e8m0fnu"}):
+        x, src = f"{x}.astype(jnp.float32)", "float32"
     if src not in FLOATS or dst not in PINNED_CASTS:
         return f"{x}.astype({c.lit('dtype')})"
     wide, lo, hi = float_to_int_range(dst)

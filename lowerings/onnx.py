@@ -67,7 +67,7 @@ NO_FLOAT64: dict[str, str] = {"det": "Det"}
 `conv_transpose` and `avg_pool` are rewritten: `onnx_windows.py`)."""
 
 STATIC: frozenset[str] = frozenset({
-    "tril", "triu", "roll", "diagonal", "take_along_axis", "adaptive_avg_pool",
+    "roll", "diagonal", "take_along_axis", "adaptive_avg_pool",
     "interpolate", "repeat"})
 """Ops whose rules write the operands' static sizes into the model (and, in float64,
 `conv` and `avg_pool`, rewritten from slices)."""

@@ -2,8 +2,9 @@
 
 Ops whose result depends on attributes only (`arange`, `eye`, `linspace`...) are
 evaluated once by the NumPy reference and stored as constants, so they cannot differ
-from it. Shapes the IR knows statically are written as constants; the rules that need
-a static dimension say so through `onnx.py`'s checks before anything is built.
+from it; where a size in them is symbolic, it is computed in the graph. Shapes the IR
+knows statically are written as constants; the rules that need a static dimension say
+so through `onnx.py`'s checks before anything is built.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from onnx import numpy_helper
 
 from ivy_ir.core.evaluate import evaluate
 from ivy_ir.core.rules import reshape_target
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import numpy_dtype
 
 from .onnx_graph import OnnxContext
@@ -32,6 +34,23 @@ def _evaluated(c: OnnxContext) -> str:
     return c.b.const(evaluate(c.op.SPEC, [], c.attrs), c.out.dtype)
 
 
+def _arange(c: OnnxContext) -> str:
+    """A symbolic bound: `Range` in float64 over the bounds computed in the graph, cast
+    to the dtype, as NumPy's `arange(...).astype(dtype)` (ONNX's element count,
+    max(ceil((stop - start) / step), 0), is NumPy's too)."""
+    if None not in c.out.shape:
+        return _evaluated(c)
+
+    def bound(v: float | SymDim) -> str:
+        if not isinstance(v, SymDim):
+            return c.b.const(v, "float64")
+        return c.b.cast(c.node("Reshape", [c.b.ints([v]), c.b.ints([])]), "float64")
+
+    a = c.attrs
+    points = c.node("Range", [bound(a["start"]), bound(a["stop"]), bound(a["step"])])
+    return points if c.out.dtype == "float64" else c.b.cast(points, c.out.dtype)
+
+
 def _constant(c: OnnxContext) -> str:
     value = np.asarray(c.attrs["value"], dtype=numpy_dtype(c.out.dtype)).reshape(c.out.shape)
     return c.b.const(value)
@@ -46,17 +65,31 @@ def _filled(value: float | None) -> OnnxRule:
 
 
 def _triangle(lower: bool) -> OnnxRule:
-    """A static mask of the kept triangle selects x or zero (any dtype)."""
+    """A mask of the kept triangle selects x or zero (any dtype): a constant where the
+    matrix sizes are static, else `col - row <= k` (`>= k` for the upper one) over
+    `Range`s to x's sizes (a causal mask of a dynamic length)."""
     def rule(c: OnnxContext) -> str:
         n, m = c.x_type.shape[-2:]
-        keep = np.tri(n, m, c.attrs["k"], dtype=bool)
-        if not lower:
-            keep = ~np.tri(n, m, c.attrs["k"] - 1, dtype=bool)
+        k = c.attrs["k"]
+        if n is None or m is None:
+            rows, cols = (_positions(c, c.x_type.rank + i) for i in (-2, -1))
+            offset = c.node("Sub", [cols, c.node("Unsqueeze", [rows, c.b.ints([1])])])
+            keep = c.node("LessOrEqual" if lower else "GreaterOrEqual",
+                          [offset, c.b.const(k, "int64")])
+        else:
+            keep = c.b.const(np.tri(n, m, k, dtype=bool) if lower else
+                             ~np.tri(n, m, k - 1, dtype=bool))
         zero = c.b.const(np.zeros((), numpy_dtype(c.out.dtype)))
         if c.out.dtype == "bool":
-            return c.node("And", [c.x, c.b.const(keep)])
-        return c.node("Where", [c.b.const(keep), c.x, zero])
+            return c.node("And", [c.x, keep])
+        return c.node("Where", [keep, c.x, zero])
     return rule
+
+
+def _positions(c: OnnxContext, axis: int) -> str:
+    """0, 1, ... along `axis` of x, to its size when the graph runs."""
+    size = c.node("Reshape", [c.node("Shape", [c.x], start=axis, end=axis + 1), c.b.ints([])])
+    return c.node("Range", [c.b.const(0, "int64"), size, c.b.const(1, "int64")])
 
 
 def _one_hot(c: OnnxContext) -> str:
@@ -260,7 +293,8 @@ def _gather_nd(c: OnnxContext) -> str:
 
 SHAPE_RULES: dict[str, OnnxRule] = {
     "constant": _constant,
-    **{op: _evaluated for op in ("arange", "full", "zeros", "ones", "eye", "linspace")},
+    **{op: _evaluated for op in ("full", "zeros", "ones", "eye", "linspace")},
+    "arange": _arange,
     "tril": _triangle(lower=True),
     "triu": _triangle(lower=False),
     "one_hot": _one_hot,

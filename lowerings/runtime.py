@@ -18,7 +18,7 @@ from xdsl.ir import BlockArgument, SSAValue
 
 from ivy_ir.core.module import Module
 from ivy_ir.dialect import IvyOp, TensorSpec, dtype_name
-from ivy_ir.dialect.types import numpy_dtype
+from ivy_ir.dialect.types import STORAGE, numpy_dtype
 
 from .autodiff import NoAutodiff
 
@@ -157,8 +157,10 @@ def host_array(value: Any) -> np.ndarray:
     if callable(detach) and callable(getattr(value, "cpu", None)):
         # a lazy conjugate or negation (`torch.conj(z)`) is a bit NumPy cannot read
         value = detach().cpu().resolve_conj().resolve_neg()
-        if str(value.dtype) == "torch.bfloat16":  # NumPy knows it only through ml_dtypes
-            return np.asarray(value.float()).astype(numpy_dtype("bfloat16"))
+        name = str(value.dtype).removeprefix("torch.")
+        if name == "bfloat16" or name in STORAGE:  # NumPy knows them through ml_dtypes
+            bits = value.view(getattr(sys.modules["torch"], f"uint{value.itemsize * 8}"))
+            return bits.numpy().view(numpy_dtype(name))
     return np.asarray(value)
 
 

@@ -26,7 +26,7 @@ from ivy_ir.core.rules import (
     slice_parts,
 )
 from ivy_ir.dialect import dtype_name
-from ivy_ir.dialect.types import COMPLEX, INTS, UNSIGNED
+from ivy_ir.dialect.types import COMPLEX, INTS, STORAGE, UNSIGNED
 
 from . import tensorflow_control as C
 from . import tensorflow_fft_kernels as FFT
@@ -38,6 +38,7 @@ from .tensorflow_fft import FFT_RULES
 from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
 from .tensorflow_semantics import SEMANTIC_RULES
+from .tensorflow_storage import astype
 
 NAMES = {"floor_divide": "floordiv", "remainder": "floormod",
          "bitwise_left_shift": "tf.bitwise.left_shift",
@@ -301,13 +302,12 @@ TF_RULES: dict[str, Rule] = {
     **{op: _float32_for_bfloat16(f"tf.math.{op}") for op in ("lgamma", "digamma", "bessel_i0e")},
     # TF's own kernel counts in uint8 (tf.raw_ops: tf.bitwise has no wrapper of it)
     "population_count": "tf.cast(tf.raw_ops.PopulationCount(x={x}), {out_dtype})",
-    "astype": "tf.cast({x}, {dtype})",
+    "astype": astype,  # into and out of the storage dtypes: tensorflow_storage.py
     "bitcast": "tf.bitcast({x}, {dtype})",
     "broadcast_to": "tf.broadcast_to({x}, {shape})",
     "where": "tf.where({condition}, {x}, {y})",
     "clip": _clip,
     # creation
-    "arange": "tf.cast(tf.range({start}, {stop}, {step}, dtype=tf.float64), {dtype})",
     "full": _fill,
     "zeros": "tf.zeros({shape}, {dtype})",
     "ones": "tf.ones({shape}, {dtype})",
@@ -381,7 +381,8 @@ XLA's CPU depthwise kernel is ~30x slower than TF's own (a 7x7 over 40 channels 
 
 
 def _dtype(name: str) -> str:
-    return f"tf.{name}"
+    # TF names its float8 dtypes (ml_dtypes') only through `as_dtype`
+    return f'tf.as_dtype("{name}")' if name in STORAGE else f"tf.{name}"
 
 
 def _constant(value: np.ndarray, em: Emission) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ivy_ir.core.rules import OpContext, Rule, literal
+from ivy_ir.core.rules import OpContext, Rule, arange_stop, literal
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INTS
 
 
@@ -84,7 +85,19 @@ def _reciprocal(c: OpContext) -> str:
     return f"tf.cast(1 / tf.cast({x}, tf.float64), {x}.dtype)"
 
 
+def _arange(c: OpContext) -> str:
+    """In float64, as NumPy's; symbolic bounds (int32 sizes) are cast to it and the stop
+    clamped, since TF refuses a stop against the step where NumPy gives nothing."""
+    dynamic = any(isinstance(c.attrs[k], SymDim) for k in ("start", "stop"))
+    start, stop = (f"tf.cast({c.lit(k)}, tf.float64)" if dynamic else c.lit(k)
+                   for k in ("start", "stop"))
+    stop = arange_stop(c.attrs, start, stop, "tf.maximum", "tf.minimum")
+    return f"tf.cast(tf.range({start}, {stop}, {c.lit('step')}, dtype=tf.float64), " \
+        f"{c.lit('dtype')})"
+
+
 SEMANTIC_RULES: dict[str, Rule] = {
+    "arange": _arange,
     "reciprocal": _reciprocal,
     "floor_divide": _division("tf.math.floordiv", "floor_divide"),
     "remainder": _division("tf.math.floormod", "float_remainder"),

@@ -27,11 +27,13 @@ from ivy_ir.core.rules import (
     PLAIN_REDUCTIONS,
     OpContext,
     Rule,
+    arange_stop,
     collect_helpers,
     elementwise_calls,
     literal,
     native_names,
 )
+from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
 
 from . import torch_control as C
@@ -116,14 +118,16 @@ def _arg_reduce(fn: str) -> str:
 
 
 def _arange(c: OpContext) -> str:
-    a, dev = c.attrs, _device(c.emission)
-    if c.out.dtype in INTS and all(float(a[k]).is_integer()
-                                             for k in ("start", "stop", "step")):
-        ends = ", ".join(str(int(a[k])) for k in ("start", "stop", "step"))
+    a, dev, keys = c.attrs, _device(c.emission), ("start", "stop", "step")
+    exact = c.out.dtype in INTS and all(isinstance(a[k], SymDim) or float(a[k]).is_integer()
+                                        for k in keys)
+    start, stop, step = (c.lit(k) if isinstance(a[k], SymDim) or not exact
+                         else str(int(a[k])) for k in keys)
+    ends = f"{start}, {arange_stop(a, start, stop, 'max', 'min')}, {step}"
+    if exact:
         return f"torch.arange({ends}, dtype={c.lit('dtype')}, device={dev})"
     # float64 points cast down, as NumPy's arange(...).astype(dtype)
-    return f"torch.arange({c.lit('start')}, {c.lit('stop')}, {c.lit('step')}, " \
-        f"dtype=torch.float64, device={dev}).to({c.lit('dtype')})"
+    return f"torch.arange({ends}, dtype=torch.float64, device={dev}).to({c.lit('dtype')})"
 
 
 def _linspace(c: OpContext) -> str:
@@ -181,10 +185,13 @@ def _einsum(c: OpContext) -> str:
 
 
 def _solve(c: OpContext, a: str, b: str) -> str:
-    # torch reads b of rank a.rank - 1 as a batch of vectors; the IR reads a matrix
+    # torch reads b of rank a.rank - 1 as a batch of vectors; the IR reads a matrix, and
+    # a vector b as one right-hand side for every matrix of a's batch (a column spread
+    # over that batch, so torch cannot read it as a batch of vectors either)
     rb, ra = c.in_types["b"].rank, c.in_types["a"].rank
     if rb == 1:
-        return f"torch.linalg.solve({a}, {b}.unsqueeze(-1)).squeeze(-1)"
+        column = f"{b}.unsqueeze(-1).expand(*{a}.shape[:-1], 1)"
+        return f"torch.linalg.solve({a}, {column}).squeeze(-1)"
     if rb == ra - 1:
         b = f"{b}.unsqueeze(0)"
     return f"torch.linalg.solve({a}, {b})"
@@ -359,7 +366,7 @@ TORCH_RULES: dict[str, Rule] = {
     "scatter_add": _scatter(True),
     "sort": "torch.sort({x}, dim={axis}, descending={descending}, stable=True).values",
     "argsort": "torch.argsort({x}, dim={axis}, descending={descending}, stable=True)",
-    "top_k": "torch.topk({x}, {k}, dim={axis}, largest={largest})",
+    "top_k": "top_k({x}, {k}, {axis}, {largest})",
     "embedding": lambda c: f"F.embedding({_long(c, 'indices')}, {c.args['weight']})",
     "logsumexp": _reduce("torch.logsumexp"),
     **FFT_RULES,

@@ -15,7 +15,7 @@ __all__ = [
     "avg_pool", "channels_first", "channels_restore", "column_signs", "conv", "conv_transpose",
     "cudnn_weights", "digamma", "eigh", "eye", "float_remainder", "max_pool", "pad_index",
     "prod",
-    "random_normal", "random_uniform", "svd", "torch_pads", "vector_norm",
+    "random_normal", "random_uniform", "svd", "top_k", "torch_pads", "vector_norm",
 ]
 
 
@@ -24,6 +24,13 @@ def float_remainder(x, y):
     # x - y * floor(x / y) loses every digit once |x / y| passes 2**24 (float32)
     m = torch.fmod(x, y)
     return torch.where((m != 0) & ((m < 0) != (y < 0)), m + y, m)
+
+
+def top_k(x, k, axis, largest):
+    # ties keep their original order, as the IR's stable argsort (torch.topk leaves
+    # the order of equal values unspecified); NaN sorts as the largest value in both
+    i = torch.argsort(x, dim=axis, descending=largest, stable=True).narrow(axis, 0, k)
+    return torch.take_along_dim(x, i, dim=axis), i
 
 
 def digamma(x):

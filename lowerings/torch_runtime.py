@@ -21,9 +21,10 @@ from .torch_autodiff import TorchAutodiff
 
 
 def to_tensor(value: np.ndarray) -> torch.Tensor:
-    # torch cannot read ml_dtypes' bfloat16 arrays: reinterpret their bits
-    if value.dtype.name == "bfloat16":
-        return torch.from_numpy(value.view(np.uint16).copy()).view(torch.bfloat16)
+    # torch cannot read ml_dtypes' arrays (bfloat16, float8): reinterpret their bits
+    if value.dtype.type.__module__ == "ml_dtypes":
+        bits = np.dtype(f"uint{value.dtype.itemsize * 8}")
+        return torch.from_numpy(value.view(bits).copy()).view(getattr(torch, value.dtype.name))
     return torch.as_tensor(value)
 
 

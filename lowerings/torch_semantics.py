@@ -13,6 +13,7 @@ from ivy_ir.dialect import CONTROL
 from ivy_ir.dialect.types import FLOATS, INTS
 
 from .target import Widening
+from .torch_storage import astype
 
 
 def _by_zero(fn: str, float_fn: str) -> Rule:
@@ -49,6 +50,7 @@ def _logical_reduce(fn: str) -> Rule:
 
 
 SEMANTIC_RULES: dict[str, Rule] = {
+    "astype": astype,  # into and out of the storage dtypes: torch_storage.py
     "floor_divide": _by_zero("torch.floor_divide", "torch.floor_divide"),
     "remainder": _by_zero("torch.remainder", "float_remainder"),
     "sign": _sign,

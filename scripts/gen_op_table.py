@@ -18,7 +18,7 @@ from lowerings import TARGETS, get_target
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "ops.md"
 CLASS_ORDER = ("any", "num", "real", "inexact", "float", "int", "intbool", "bool", "index",
-               "cond", "mask", "value")
+               "cond", "mask", "value", "castable")
 
 
 def _operand(t: TensorArg) -> str:

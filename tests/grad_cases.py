@@ -30,7 +30,7 @@ from op_refs_common import CASES
 
 from ivy_ir.dialect import SPECS
 
-FLOATING = {"any", "num", "real", "inexact", "float"}
+FLOATING = {"any", "castable", "num", "real", "inexact", "float"}
 """Operand classes that admit real floats (gradients are taken in float64)."""
 # ops whose input is read as a symmetric matrix: gradients are compared on the
 # symmetric part (frameworks differ in which triangle they read / how they symmetrize)

@@ -91,7 +91,7 @@ def _attr(rng: random.Random, kind: str, choices: tuple[str, ...], old: Any) -> 
         return rng.choice((-2, -1, 0, 1, 2, 3, 5))
     if kind == "axis":
         return rng.randint(-5, 4)
-    if kind == "float":
+    if kind in ("float", "bound"):  # a bound's size expressions need named dims
         return rng.choice((-1.0, 0.0, 0.5, 2.0))
     if kind == "bool":
         return rng.random() < 0.5

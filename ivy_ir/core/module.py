@@ -25,7 +25,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from ..dialect import IvyOp, TensorSpec
 from ..dialect.ops import location_text
-from ..dialect.symbolic import SymDim, is_dim_name
+from ..dialect.spec import SIZE_KINDS
+from ..dialect.symbolic import is_dim_name, sym_dims
 from . import dim_flow
 from .graph import ALIASES, DIMS, RNG_KEY
 
@@ -221,11 +222,10 @@ def _check_state(fn: func.FuncOp, what: str) -> None:
         raise VerifyException(f"{what}: {{ivy.rng}} marks one argument, a tensor<i32> input")
     named = _check_dims(args, arg_attrs, what)
     for op in fn.walk():
-        shapes = [a.name for a in op.SPEC.attrs if a.kind == "shape"] \
-            if isinstance(op, IvyOp) else []
-        for attr in shapes:
-            for d in op.attr_values().get(attr) or ():
-                if isinstance(d, SymDim) and not d.names <= named:
+        values = op.attr_values() if isinstance(op, IvyOp) else {}
+        for a in op.SPEC.attrs if isinstance(op, IvyOp) else ():
+            for d in sym_dims(values[a.name]) if a.kind in SIZE_KINDS else ():
+                if not d.names <= named:
                     raise VerifyException(
                         f"{_where(op)}: size '{d}' names "
                         f"{', '.join(sorted(d.names - named))}, which no input's "

@@ -10,7 +10,7 @@ without a rule here are computed through their decomposition.
 
 from __future__ import annotations
 
-from ..dialect.types import numpy_dtype
+from ..dialect.types import FLOATS, STORAGE, STORAGE_FLOATS, numpy_dtype
 from . import reference_control as C
 from . import reference_kernels as K
 from . import reference_nn_kernels as NN
@@ -67,9 +67,18 @@ def _cbrt(c: OpContext) -> str:
     return f"np.cbrt({x}.astype(np.float64)).astype({c.target.dtype(c.out.dtype)})"
 
 
+def _astype(c: OpContext) -> str:
+    """A storage float reads into another kind through float32 (`STORAGE_FLOATS`)."""
+    x, src, dst = c.args["x"], c.in_types["x"].dtype, c.out.dtype
+    if src in STORAGE_FLOATS and dst not in FLOATS | STORAGE:
+        x = f"{x}.astype(np.float32)"
+    return f"{x}.astype({c.target.dtype(dst)})"
+
+
 NUMPY_RULES: dict[str, Rule] = {
     **elementwise_calls("np", NAMES),
     **NUMPY_API_RULES,
+    "astype": _astype,
     "rsqrt": "np.reciprocal(np.sqrt({x}))",
     "erf": "erf({x})",
     # float64 kernels (reference_special.py), cast back
@@ -142,9 +151,11 @@ NUMPY_RULES: dict[str, Rule] = {
 
 
 def numpy_dtype_spelling(name: str) -> str:
-    # NumPy knows bfloat16 by name once ml_dtypes is imported, which numpy_dtype does
+    # NumPy knows ml_dtypes' types (bfloat16, the storage dtypes) by name once ml_dtypes
+    # is imported, which numpy_dtype does
     dtype = numpy_dtype(name)
-    return 'np.dtype("bfloat16")' if name == "bfloat16" else f"np.{dtype.name}"
+    return f'np.dtype("{dtype.name}")' if dtype.type.__module__ == "ml_dtypes" \
+        else f"np.{dtype.name}"
 
 
 REFERENCE = RuleTable(name="numpy", rules=NUMPY_RULES, dtype=numpy_dtype_spelling,

@@ -197,6 +197,19 @@ def slice_parts(attrs: dict[str, Any]) -> list[str]:
             for b, e, s in zip(attrs["start"], attrs["stop"], attrs["step"])]
 
 
+def arange_stop(attrs: dict[str, Any], start: str, stop: str, larger: str, smaller: str
+                ) -> str:
+    """`ivy.arange`'s stop for a framework that refuses one lying against the step (torch,
+    TensorFlow), where NumPy's range is empty: a symbolic bound clamped to the start by
+    `larger`/`smaller` (static ones the verifier has checked). `arange(seq)` needs none:
+    a size without a minus sign is never negative."""
+    lo, hi, step = attrs["start"], attrs["stop"], attrs["step"]
+    if not isinstance(lo, SymDim) and (not isinstance(hi, SymDim)
+                                       or (step > 0 and lo <= 0 and "-" not in hi.expr)):
+        return stop
+    return f"{larger if step > 0 else smaller}({stop}, {start})"
+
+
 def collect_helpers(*modules: Any) -> dict[str, Callable[..., Any]]:
     """A table's helper kernels: every name in each module's `__all__` (names are
     unique across the modules, as the emitter copies each function under its name)."""

@@ -78,6 +78,11 @@ def _as_size(v: Any) -> int | SymDim:
     return _as_int(v)
 
 
+def _as_bound(v: Any) -> float | SymDim:
+    """A number, or a size expression (`arange(seq)`'s end)."""
+    return _as_size(v) if isinstance(v, (SymDim, str)) else _as_float(v)
+
+
 def _as_dense(v: Any) -> np.ndarray:
     arr = np.asarray(v)
     dtype_name(arr.dtype)
@@ -92,6 +97,7 @@ NORMALIZE: dict[str, Callable[[Any], Any]] = {
     "ints": lambda v: _as_seq(v, _as_int),
     "shape": lambda v: _as_seq(v, _as_size),
     "floats": lambda v: _as_seq(v, _as_float),
+    "bound": _as_bound,
     "dtype": dtype_name,
     "dense": _as_dense,
 }
@@ -157,6 +163,7 @@ TO_ATTR: dict[str, Callable[[Any], Attribute]] = {
     "ints": lambda v: DenseArrayBase.from_list(i64, v),
     "shape": _shape_attr,
     "floats": lambda v: DenseArrayBase.from_list(f64, v),
+    "bound": lambda v: StringAttr(v.expr) if isinstance(v, SymDim) else FloatAttr(v, f64),
     "dtype": lambda v: DTYPES[v],
     "dense": dense_attr,
 }
@@ -169,6 +176,7 @@ FROM_ATTR: dict[str, Callable[[Any], Any]] = {
     "ints": lambda a: tuple(a.get_values()),
     "shape": _shape_value,
     "floats": lambda a: tuple(a.get_values()),
+    "bound": lambda a: SymDim(a.data) if isinstance(a, StringAttr) else a.value.data,
     "dtype": dtype_name,
     "dense": dense_value,
 }
@@ -176,7 +184,7 @@ FROM_ATTR: dict[str, Callable[[Any], Any]] = {
 ATTR_CLASS: dict[str, type[Attribute] | tuple[type[Attribute], ...] | None] = {
     "int": IntegerAttr, "float": FloatAttr, "bool": IntegerAttr, "str": StringAttr,
     "ints": DenseArrayBase, "shape": (DenseArrayBase, ArrayAttr), "floats": DenseArrayBase,
-    "dtype": None,
+    "bound": (FloatAttr, StringAttr), "dtype": None,
     "dense": DenseIntOrFPElementsAttr,
 }
 for _table in (TO_ATTR, FROM_ATTR, ATTR_CLASS):
@@ -203,8 +211,9 @@ def print_value(printer: Printer, kind: str, attr: Attribute) -> None:
         fmt = format_float if kind == "floats" else \
             lambda v: f'"{v.expr}"' if isinstance(v, SymDim) else str(v)
         printer.print_string("[" + ", ".join(fmt(v) for v in value) + "]")
-    elif kind == "float":
-        printer.print_string(format_float(value))
+    elif kind in ("float", "bound"):
+        printer.print_string(f'"{value.expr}"' if isinstance(value, SymDim) else
+                             format_float(value))
     elif kind == "bool":
         printer.print_string("true" if value else "false")
     elif kind == "int":
@@ -238,11 +247,12 @@ def _parse_float(parser: Parser) -> float:
     return -float(value) if negative else float(value)
 
 
-def _parse_size(parser: Parser) -> int | SymDim:
+def _parse_size(parser: Parser, number: Callable[[], int | float]) -> int | float | SymDim:
+    """A size expression in quotes, else `number()`'s literal."""
     pos = parser.pos
     text = parser.parse_optional_str_literal()
     if text is None:
-        return parser.parse_integer(allow_boolean=False)
+        return number()
     try:
         return SymDim(text)
     except SymbolicError as exc:
@@ -264,7 +274,10 @@ def parse_value(parser: Parser, kind: str) -> Attribute:
         return TO_ATTR[kind](parser.parse_comma_separated_list(
             delim, lambda: parser.parse_integer(allow_boolean=False)))
     if kind == "shape":
-        return TO_ATTR[kind](parser.parse_comma_separated_list(delim, lambda: _parse_size(parser)))
+        return TO_ATTR[kind](parser.parse_comma_separated_list(delim, lambda: _parse_size(
+            parser, lambda: parser.parse_integer(allow_boolean=False))))
+    if kind == "bound":
+        return TO_ATTR[kind](_parse_size(parser, lambda: _parse_float(parser)))
     if kind == "floats":
         return TO_ATTR[kind](parser.parse_comma_separated_list(delim, lambda: _parse_float(parser)))
     if kind == "dtype":

@@ -20,9 +20,9 @@ from .infer_fft import FFT_RULES
 from .infer_nn import NN_RULES
 from .infer_window import WINDOW_RULES
 from .spec import GROUPED_CLASSES, OpSpec
-from .types import CLASS_MEMBERS, TensorSpec
+from .types import CLASS_MEMBERS, STORAGE, TensorSpec
 
-CLASS_WORDS = {"inexact": "float or complex"}
+CLASS_WORDS = {"inexact": "float or complex", "any": "non-storage", "value": "non-storage"}
 """How errors name a dtype class whose name says less than its members."""
 
 INFER_RULES: dict[str, Any] = {**RULES, **NN_RULES, **WINDOW_RULES, **CONTROL_RULES,
@@ -86,9 +86,20 @@ def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any],
         problem = problem or axis_problem(spec, attrs, operand_ranks, [t.rank for t in out])
     except InferError as exc:
         problem = str(exc)
+    if problem is None:
+        problem = _storage_problem(spec, out)
     if problem is not None:
         raise InferError(f"{where}: {problem}")
     return out
+
+
+def _storage_problem(spec: OpSpec, out: list[TensorSpec]) -> str | None:
+    """Only an op that takes the storage dtypes (`astype`) may make one: a `zeros` or
+    `bitcast` in float8 would need arithmetic the IR leaves undefined there."""
+    made = sorted({t.dtype for t in out if t.dtype in STORAGE})
+    if not made or any(STORAGE & CLASS_MEMBERS[a.dtype_class] for a in spec.operands):
+        return None
+    return f"{', '.join(made)} is a storage dtype: only astype converts into it"
 
 
 __all__ = ["CLASS_WORDS", "INFER_RULES", "check_attrs", "infer_types", "ranks"]

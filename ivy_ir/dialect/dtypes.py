@@ -8,10 +8,25 @@ from __future__ import annotations
 
 import numpy as np
 
-DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+ARRAY_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                "uint64", "float16", "bfloat16", "float32", "float64", "complex64",
                "complex128")
-"""Every dtype the IR carries, by its NumPy-style name."""
+"""The dtypes ops compute in, by their NumPy-style names."""
+STORAGE_NAMES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+                 "float8_e8m0fnu", "float4_e2m1fn", "int4", "uint4", "int2", "uint2")
+"""Low-precision storage dtypes (ml_dtypes' names): values are stored and exchanged in
+them (ONNX's float8/float4/int4/int2 tensors), but only `astype` reads or writes them,
+so no op has to define arithmetic (rounding, overflow) in 2 to 8 bits."""
+DTYPE_NAMES = ARRAY_NAMES + STORAGE_NAMES
+"""Every dtype the IR carries."""
+STORAGE = frozenset(STORAGE_NAMES)
+STORAGE_INTS = frozenset({"int4", "uint4", "int2", "uint2"})
+STORAGE_FLOATS = STORAGE - STORAGE_INTS
+"""The storage dtypes holding integers, and those holding floats. A storage float goes
+to any other kind (integer, bool, complex) through float32, which holds it exactly, so
+every target pins one conversion (ml_dtypes' own saturates float8e5m2's infinities);
+float64 goes into any storage dtype through float32, rounding twice, as ml_dtypes does
+(ONNX's reference is ml_dtypes)."""
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 """As `ivy.slice` bounds: an open end (Python's `None`); the rest is slice semantics."""
 FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
@@ -29,7 +44,7 @@ _ALIASES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "floa
             "bool_": "bool", "float": "float32", "int": "int64", "complex": "complex64"}
 
 CLASS_MEMBERS: dict[str, frozenset[str]] = {
-    "any": frozenset(DTYPE_NAMES),
+    "any": frozenset(ARRAY_NAMES),
     # the Array API's classes: numeric (complex included), real-valued (ordered: what
     # comparisons, min/max, sorting and rounding division need) and floating-point (real
     # or complex: the transcendental functions); `float` is real floating only
@@ -43,14 +58,25 @@ CLASS_MEMBERS: dict[str, frozenset[str]] = {
     "bool": frozenset({"bool"}),
     "cond": frozenset({"bool"}),
     "mask": FLOATS | {"bool"},
-    "value": frozenset(DTYPE_NAMES),
+    "value": frozenset(ARRAY_NAMES),
+    # `astype` alone converts into and out of the storage dtypes
+    "castable": frozenset(DTYPE_NAMES),
 }
 
 
-
 def numpy_dtype(name: str) -> np.dtype:
-    if name == "bfloat16":
-        import ml_dtypes  # shipped with jax and tensorflow; only needed for bf16 data
+    if name == "bfloat16" or name in STORAGE:
+        import ml_dtypes  # shipped with jax and tensorflow; only needed for these dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, name))
     return np.dtype(name)
+
+
+def storage_range(name: str) -> tuple[float, float]:
+    """The lowest and highest finite value of a storage dtype (what a saturating cast
+    clips to)."""
+    import ml_dtypes  # its finfo/iinfo know the storage dtypes (NumPy's do not)
+
+    dtype = numpy_dtype(name)
+    info = ml_dtypes.iinfo(dtype) if name in STORAGE_INTS else ml_dtypes.finfo(dtype)
+    return float(info.min), float(info.max)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .symbolic import SymDim
 from .types import FLOATS, REAL_OF, TensorSpec
 
 INT_BOUNDS = {f"{s}int{b}": ((0, 2**b - 1) if s else (-(2**(b - 1)), 2**(b - 1) - 1))
@@ -165,6 +166,10 @@ def _shaped(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 @rule("arange")
 def _arange(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     check(a["step"] != 0, "step must not be zero")
+    if isinstance(a["start"], SymDim) or isinstance(a["stop"], SymDim):
+        # `arange(seq)`: its length is known when it runs (empty where the stop lies
+        # against the step, as NumPy's, on every target)
+        return [TensorSpec((None,), a["dtype"])]
     # NumPy gives an empty range here, torch and TensorFlow refuse it
     check((a["stop"] - a["start"]) * a["step"] >= 0, f"stop {a['stop']} lies against the "
           f"direction of step {a['step']} from start {a['start']}")

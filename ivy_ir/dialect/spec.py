@@ -20,15 +20,18 @@ SPEC_PATH = Path(__file__).with_name("ops.spec")
 
 GROUPED_CLASSES = frozenset({"any", "num", "real", "inexact", "float", "int", "intbool", "bool"})
 """Operand dtype classes whose operands must all share one dtype within an op."""
-TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask", "value"}
+TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask", "value", "castable"}
 ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense",
-                        "axis", "axes", "shape"})
+                        "axis", "axes", "shape", "bound"})
 TAGS = frozenset({"elementwise", "broadcast", "commutative", "reduction", "composite",
                   "nondiff", "repeat_axes"})
 """The flags a spec line may carry (besides `infer=` and `unsupported=`): a misspelt
 one would silently mean nothing."""
 AXIS_KINDS = frozenset({"axis", "axes"})
 """Kinds of attributes that name dimensions: canonical (non-negative) in the IR."""
+SIZE_KINDS = frozenset({"shape", "bound"})
+"""Kinds of attributes whose entries may be symbolic sizes (`SymDim`): `shape` (ints)
+and `bound` (one number, as `arange`'s ends)."""
 
 _GRAMMAR = r"""
 start: (decl | _NL)*

@@ -172,6 +172,12 @@ def size_entry(value: Any) -> int | SymDim:
     return value
 
 
+def sym_dims(value: Any) -> list[SymDim]:
+    """The symbolic sizes in a size-kind attribute's value (a shape, or one bound)."""
+    return [d for d in (value if isinstance(value, tuple) else (value,))
+            if isinstance(d, SymDim)]
+
+
 def is_dim_name(name: str) -> bool:
     """An identifier that is no Python keyword (size expressions parse as Python)."""
     return bool(NAME.match(name)) and not keyword.iskeyword(name) and \

@@ -11,6 +11,12 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
     ComplexType,
+    Float4E2M1FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -30,9 +36,13 @@ from .dtypes import (  # noqa: F401 (re-exported: modules import dtype tables fr
     INT64_MIN,
     INTS,
     REAL_OF,
+    STORAGE,
+    STORAGE_FLOATS,
+    STORAGE_INTS,
     UNSIGNED,
     WIDE,
     numpy_dtype,
+    storage_range,
 )
 
 DTYPES: dict[str, Attribute] = {
@@ -51,6 +61,17 @@ DTYPES: dict[str, Attribute] = {
     "float64": Float64Type(),
     "complex64": ComplexType(Float32Type()),
     "complex128": ComplexType(Float64Type()),
+    # storage dtypes: xDSL's builtin types, printed as MLIR spells them (f8E4M3FN, i4)
+    "float8_e4m3fn": Float8E4M3FNType(),
+    "float8_e4m3fnuz": Float8E4M3FNUZType(),
+    "float8_e5m2": Float8E5M2Type(),
+    "float8_e5m2fnuz": Float8E5M2FNUZType(),
+    "float8_e8m0fnu": Float8E8M0FNUType(),
+    "float4_e2m1fn": Float4E2M1FNType(),
+    "int4": IntegerType(4),
+    "uint4": IntegerType(4, Signedness.UNSIGNED),
+    "int2": IntegerType(2),
+    "uint2": IntegerType(2, Signedness.UNSIGNED),
 }
 _BY_TYPE = {v: k for k, v in DTYPES.items()}
 assert tuple(DTYPES) == DTYPE_NAMES

@@ -25,8 +25,10 @@ RESHAPES = ("reshape", "squeeze", "expand_dims")
 """Ops that only relabel the row-major element order: any chain of them is one reshape."""
 
 _WIDE = {"int16", "int32", "int64", "float32", "float64"}
+_FLOATS = {"float16", "bfloat16", "float32", "float64"}
+_SIGNED = {"int8", "int16", "int32", "int64"}
 LOSSLESS: dict[str, frozenset[str]] = {
-    "bool": frozenset(DTYPES),
+    "bool": frozenset(DTYPES) - {"float8_e8m0fnu"},  # which has no zero
     "uint8": frozenset(_WIDE | {"float16", "bfloat16", "uint16", "uint32", "uint64"}),
     "uint16": frozenset({"int32", "int64", "uint32", "uint64", "float32", "float64"}),
     "uint32": frozenset({"int64", "uint64", "float64"}),
@@ -41,6 +43,14 @@ LOSSLESS: dict[str, frozenset[str]] = {
     "float64": frozenset(),
     "complex64": frozenset({"complex128"}),
     "complex128": frozenset(),
+    # the storage dtypes: their values in the wider floats (float8e8m0's 2**-127 needs
+    # float32) and the 4- and 2-bit integers in the 8-bit ones and wider
+    **dict.fromkeys(("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+                     "float4_e2m1fn"), frozenset(_FLOATS)),
+    "float8_e8m0fnu": frozenset({"float32", "float64"}),
+    **dict.fromkeys(("int4", "int2"), frozenset(_SIGNED | _FLOATS)),
+    **dict.fromkeys(("uint4", "uint2"), frozenset(_WIDE | _SIGNED | _FLOATS
+                                                 | {"uint8", "uint16", "uint32", "uint64"})),
 }
 """dtype -> the dtypes that hold each of its values exactly (8-bit ints fit the 8/11
 significant bits of bfloat16/float16; int32 needs float64's 53). Real values through

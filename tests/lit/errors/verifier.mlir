@@ -79,3 +79,12 @@ func.func @undeclared(%a: tensor<?x3xf32> {ivy.dims = ["batch", ""]}) -> tensor<
   func.return %b : tensor<?xf32>
 }
 // CHECK: size 'batch * rows' names rows, which no input's {ivy.dims} declares
+
+// -----
+
+// so may an arange bound
+func.func @undeclared_bound(%a: tensor<?x3xf32> {ivy.dims = ["batch", ""]}) -> tensor<?xi64> {
+  %b = ivy.arange {start = 0.0, stop = "seq"} : () -> tensor<?xi64>
+  func.return %b : tensor<?xi64>
+}
+// CHECK: size 'seq' names seq, which no input's {ivy.dims} declares

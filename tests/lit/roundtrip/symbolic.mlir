@@ -1,5 +1,5 @@
 // Symbolic sizes: an input names its dynamic dims ({ivy.dims}), and shape attributes
-// hold size expressions over those names. They survive printing, parsing, the generic
+// and arange bounds hold size expressions over those names. They survive printing, parsing, the generic
 // format and the default pipeline, which must neither fold a dynamic-size op to a
 // constant nor drop the names.
 // RUN: IVY_ROUNDTRIP
@@ -19,4 +19,19 @@ func.func @heads(%x: tensor<?x?x16xf32> {ivy.dims = ["batch", "seq", ""]}) -> (t
   %h = ivy.reshape %x {shape = ["batch", "seq", 2, 8]} : (tensor<?x?x16xf32>) -> tensor<?x?x2x8xf32>
   %z = ivy.zeros {shape = ["(batch*seq)//2", 2], dtype = f32} : () -> tensor<?x2xf32>
   func.return %h, %z : tensor<?x?x2x8xf32>, tensor<?x2xf32>
+}
+
+// CHECK-LABEL: func.func @positions
+// CHECK: ivy.arange {start = 0.0, stop = "seq"} : () -> tensor<?xi64>
+// CHECK: ivy.arange {start = "seq - 1", stop = -1.0, step = -1.0, dtype = i32} : () -> tensor<?xi32>
+// CHECK: ivy.arange {start = 2.0, stop = "batch * seq + 2", step = 1.0, dtype = f32} : () -> tensor<?xf32>
+// OPT-LABEL: func.func @positions
+// OPT: ivy.arange {start = 0.0, stop = "seq"} : () -> tensor<?xi64>
+// OPT: ivy.arange {start = "seq - 1", stop = -1.0, step = -1.0, dtype = i32}
+// OPT: ivy.arange {start = 2.0, stop = "batch * seq + 2", dtype = f32}
+func.func @positions(%x: tensor<?x?xf32> {ivy.dims = ["batch", "seq"]}) -> (tensor<?xi64>, tensor<?xi32>, tensor<?xf32>) {
+  %p = ivy.arange {start = 0.0, stop = "seq"} : () -> tensor<?xi64>
+  %r = ivy.arange {start = "seq-1", stop = -1.0, step = -1.0, dtype = i32} : () -> tensor<?xi32>
+  %f = ivy.arange {start = 2.0, stop = "batch*seq + 2", step = 1.0, dtype = f32} : () -> tensor<?xf32>
+  func.return %p, %r, %f : tensor<?xi64>, tensor<?xi32>, tensor<?xf32>
 }

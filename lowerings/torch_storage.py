@@ -1,0 +1,53 @@
+"""`astype` into and out of the storage dtypes on torch (docs/semantics.md).
+
+torch has float8 tensors but converts into two of them otherwise than ml_dtypes (the
+IR's meaning); its int4/uint4/int2/uint2 tensors hold one value per byte, as ml_dtypes'
+arrays do, but have no kernels, so they are read and written through a uint8 view of
+that byte (the value in its low bits, the rest zero: ml_dtypes' layout, so the call
+boundary only reinterprets bytes). float4_e2m1fn has no one-value-per-byte tensor in
+torch and stays refused (`unsupported=torch:` in ops.spec).
+"""
+
+from __future__ import annotations
+
+from ivy_ir.core.rules import OpContext
+from ivy_ir.dialect.types import FLOATS, STORAGE, STORAGE_FLOATS
+
+BITS = {"int4": 4, "uint4": 4, "int2": 2, "uint2": 2}
+"""The small integer dtypes and their widths."""
+
+NAN_OUTSIDE = {"float8_e4m3fn": "{x}.abs() <= 464.0",
+               "float8_e8m0fnu": "({x} > 0) & ({x} < torch.inf)"}
+"""Storage dtypes torch converts into otherwise than ml_dtypes, and where the values
+ml_dtypes keeps lie (every other value gives NaN): into float8e4m3fn torch saturates
+past 464, the midpoint above the largest finite value 448; into float8e8m0 it rounds
+the magnitude of zero and negative values."""
+
+
+def astype(c: OpContext) -> str:
+    """Casts between a storage dtype and another kind (or float64) go through float32
+    (`STORAGE_FLOATS`); small integers are read as int32 and written as their low bits
+    of the int32 value (NumPy's float -> int32 conversion first, as ml_dtypes)."""
+    x, src, dst = c.args["x"], c.in_types["x"].dtype, c.out.dtype
+    if src in BITS:
+        x, src = _read(x, src), "int32"
+    if (src in STORAGE_FLOATS and dst not in FLOATS | STORAGE) or (
+            src == "float64" and dst in STORAGE) or (
+            dst in STORAGE_FLOATS and src not in FLOATS):
+        x = f"{x}.to(torch.float32)"
+    if dst in BITS:
+        mask = (1 << BITS[dst]) - 1
+        return f"({x}.to(torch.int32) & {mask}).to(torch.uint8).view(torch.{dst})"
+    if dst in NAN_OUTSIDE:
+        x = f"torch.where({NAN_OUTSIDE[dst].format(x=x)}, {x}, torch.nan)"
+    return f"{x}.to({c.lit('dtype')})"
+
+
+def _read(x: str, src: str) -> str:
+    """A small integer tensor's values as int32 (the sign bit extended for int4/int2)."""
+    bits = BITS[src]
+    value = f"({x}.view(torch.uint8).to(torch.int32) & {(1 << bits) - 1})"
+    if src.startswith("u"):
+        return value
+    half = 1 << (bits - 1)
+    return f"(({value} ^ {half}) - {half})"
