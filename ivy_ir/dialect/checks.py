@@ -18,6 +18,7 @@ from .infer_bits import BITS_RULES
 from .infer_control import CONTROL_RULES
 from .infer_fft import FFT_RULES
 from .infer_nn import NN_RULES
+from .infer_shape import SHAPE_RULES
 from .infer_window import WINDOW_RULES
 from .spec import GROUPED_CLASSES, OpSpec
 from .types import CLASS_MEMBERS, STORAGE, TensorSpec
@@ -25,8 +26,8 @@ from .types import CLASS_MEMBERS, STORAGE, TensorSpec
 CLASS_WORDS = {"inexact": "float or complex", "any": "non-storage", "value": "non-storage"}
 """How errors name a dtype class whose name says less than its members."""
 
-INFER_RULES: dict[str, Any] = {**RULES, **NN_RULES, **WINDOW_RULES, **CONTROL_RULES,
-                                **BITS_RULES, **FFT_RULES}
+INFER_RULES: dict[str, Any] = {**RULES, **SHAPE_RULES, **NN_RULES, **WINDOW_RULES,
+                                **CONTROL_RULES, **BITS_RULES, **FFT_RULES}
 """Every inference rule by the name the spec's `infer=` tag gives."""
 
 
