@@ -5,9 +5,9 @@ variadic one) and the attribute values (defaults filled in) and returns the resu
 types, or raises `InferError` saying what is wrong in the user's terms. The same rule
 computes result types at build time and checks them in the verifier, so the two can
 never disagree. Rules for shape manipulation live in `infer_shape.py`, those for linear
-algebra, indexing and nn layers in `infer_nn.py`, those of windowed layers in `infer_window.py`, those of bit-level ops
-and samplers in `infer_bits.py`, those of complex numbers and FFTs in `infer_fft.py`;
-`checks.INFER_RULES` joins the tables.
+algebra, indexing and nn layers in `infer_nn.py`, those of windowed layers in
+`infer_window.py`, those of bit-level ops and samplers in `infer_bits.py`, those of
+complex numbers and FFTs in `infer_fft.py`; `checks.INFER_RULES` joins the tables.
 """
 
 from __future__ import annotations
