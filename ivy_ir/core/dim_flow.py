@@ -105,12 +105,10 @@ def flow(entry: Any, dims_of_args: Sequence[Sequence[str | None]]) -> DimFlow:
 
 def _step(out: DimFlow, op: Operation) -> None:
     rule = RULES.get(op.SPEC.infer) if isinstance(op, IvyOp) else None
-    where = location_text(op.location)
-    tag = f"{op.name}{f' at {where}' if where else ''}"
     got: list[Shape] | None = None
     if rule is not None:
         ins = [out.shape(v) for v in op.operands]
-        check = _Checker(out, tag, op)
+        check = _Checker(out, op)
         got = rule(ins, op.attr_values(), check)
     for i, result in enumerate(op.results):
         static = TensorSpec.from_xdsl(result.type).shape
@@ -124,8 +122,8 @@ def _step(out: DimFlow, op: Operation) -> None:
 class _Checker:
     """Records where two sizes an op needs equal may differ."""
 
-    def __init__(self, out: DimFlow, tag: str, op: Operation):
-        self.out, self.tag, self.op = out, tag, op
+    def __init__(self, out: DimFlow, op: Operation):
+        self.out, self.op = out, op
 
     def same(self, a: Poly, b: Poly, why: str) -> Poly:
         """The size both stand for; an error where they can differ. Floor divisions and
@@ -138,8 +136,10 @@ class _Checker:
         hint = ("keep that dim static: the program fixes its size" if
                 a.constant is not None or b.constant is not None else
                 "give dims that must agree one name")
+        where = location_text(self.op.location)
+        tag = f"{self.op.name}{f' at {where}' if where else ''}"
         self.out.errors.append(DimError(
-            f"{self.tag}: {why} needs {a} == {b}, which the dynamic dims "
+            f"{tag}: {why} needs {a} == {b}, which the dynamic dims "
             f"{', '.join(sorted(a.names | b.names))} do not promise ({hint})", self.op))
         return a
 

@@ -10,7 +10,6 @@ text (`(batch + 1) // 2`), which is equal only to itself.
 
 from __future__ import annotations
 
-import ast
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ class Poly:
         if isinstance(value, Poly):
             return value
         if isinstance(value, SymDim):
-            return _evaluate(ast.parse(value.expr, mode="eval").body)
+            return Poly.of(value.evaluate(_AnyName()))
         if isinstance(value, str):
             return _make({(value,): 1})
         return _make({(): int(value)})
@@ -97,6 +96,12 @@ class Poly:
             return Poly.of(self.constant // k)
         return Poly.of(f"({_operand(self)} // {_operand(Poly.of(other))})")
 
+    def __rfloordiv__(self, other: int) -> Poly:
+        return Poly.of(other) // self
+
+    def __rmod__(self, other: int) -> Poly:
+        return Poly.of(other) % self
+
     def __mod__(self, other: int | Poly) -> Poly:
         k = Poly.of(other).constant
         if k and k > 0 and all(c % k == 0 for _, c in self.terms):
@@ -135,16 +140,12 @@ def _make(terms: Mapping[Monomial, int]) -> Poly:
                              key=lambda t: (-len(t[0]), t[0]))))
 
 
-_BINARY = {ast.Add: Poly.__add__, ast.Sub: Poly.__sub__, ast.Mult: Poly.__mul__,
-           ast.FloorDiv: Poly.__floordiv__, ast.Mod: Poly.__mod__}
+class _AnyName(dict):
+    """Every dim name as its own size: `SymDim.evaluate` over this mapping computes the
+    expression's polynomial with `Poly`'s arithmetic."""
 
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str)
 
-def _evaluate(node: ast.AST) -> Poly:
-    if isinstance(node, ast.BinOp):
-        return _BINARY[type(node.op)](_evaluate(node.left), _evaluate(node.right))
-    if isinstance(node, ast.UnaryOp):
-        return -_evaluate(node.operand)
-    if isinstance(node, ast.Constant):
-        return Poly.of(node.value)
-    assert isinstance(node, ast.Name)
-    return Poly.of(node.id)
+    def __missing__(self, name: str) -> Poly:
+        return Poly.of(name)
