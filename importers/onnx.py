@@ -41,18 +41,20 @@ from . import (
     onnx_random,
     onnx_reduce,
     onnx_rotary,
+    onnx_sequence,
     onnx_shape,
     onnx_spectral,
     onnx_training,
 )
 from .common import ImportBuilder, Rule, Unmapped, merge_tables
-from .onnx_ctx import elem_dtype
+from .onnx_ctx import Seq, elem_dtype
 from .onnx_dims import declared_dims, dim_names, requested_dims
+from .onnx_sequence import SequenceCall
 from .onnx_walk import MISSING, Upgrade, Walker, output_value
 
 FAMILIES = (onnx_math, onnx_reduce, onnx_shape, onnx_index, onnx_control, onnx_loss,
             onnx_quant, onnx_random, onnx_rotary, onnx_spectral, onnx_training, onnx_ml,
-            onnx_nn, onnx_nn_flex)
+            onnx_nn, onnx_nn_flex, onnx_sequence)
 """The operator family modules, each with `TABLE` and optionally `UPGRADES` and
 `DOMAIN` (the operator domain its table serves; the default domain when absent)."""
 
@@ -116,7 +118,8 @@ def import_program(model: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any
     per graph input that is not an initializer; without them the graph's declared input
     types are used. An example given as a Python value (a list of ints, a number) rather
     than an array fixes that input at import: it is no input of the program, and rules
-    that need a known shape, axes or bounds can read it.
+    that need a known shape, axes or bounds can read it. A sequence-typed input's
+    example is a list of arrays, one IR input each (`onnx_sequence`).
 
     Input dims the model names with a `dim_param` stay symbolic (`{ivy.dims}`), whatever
     size the examples have: the model's author asked for them to be free, and one
@@ -138,12 +141,18 @@ def import_program(model: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any
     examples = _examples(inputs, tuple(args), dict(kwargs or {}))
     given = bool(args or kwargs)
     symbolic = _symbolic(inputs, dynamic, given)
+    if given and any(i.type.HasField("sequence_type") for i in inputs):
+        symbolic = {}  # a program per call structure (`onnx_sequence`): dims static
     try:
-        return _import(proto, file, inputs, examples, symbolic, name)
+        module = _import(proto, file, inputs, examples, symbolic, name)
     except UnsupportedOpsError:
         if dynamic is not None or not symbolic or not given:
             raise
-    return _import(proto, file, inputs, examples, {}, name)
+        return _import(proto, file, inputs, examples, {}, name)
+    if module.tree is not None and module.dims and given:
+        # a sequence output makes a program per call structure too: its dims static
+        return _import(proto, file, inputs, examples, {}, name)
+    return module
 
 
 def _symbolic(inputs: list[Any], dynamic: Any, given: bool) -> dict[str, dict[int, str]]:
@@ -165,10 +174,16 @@ def _import(proto: Any, file: str, inputs: list[Any], examples: list[Any],
     """One import of the graph with the dims of `symbolic` kept symbolic."""
     graph = proto.graph
     specs, bad, static, dims = {}, {}, {}, {}
+    sequences: dict[str, tuple[int, str | None]] = {}
     for info, example in zip(inputs, examples):
         named = symbolic.get(info.name, {})
         try:
-            if example is not None and not is_array(example):
+            if info.type.HasField("sequence_type"):
+                elements = _sequence_inputs(info, example)
+                sequences[info.name] = (len(elements), _sequence_dtype(info))
+                specs.update(elements)
+                dims.update((k, [None] * s.rank) for k, s in elements.items())
+            elif example is not None and not is_array(example):
                 static[info.name] = _static_input(info, example)
             else:
                 specs[info.name] = _input_spec(info, example, named)
@@ -178,8 +193,13 @@ def _import(proto: Any, file: str, inputs: list[Any], examples: list[Any],
     builder = ImportBuilder("onnx", list(specs.values()), list(specs), list(dims.values()))
     opsets = {o.domain: o.version for o in proto.opset_import}
     walker = Walker(builder, TABLES, UPGRADES, opsets, file)
-    for info, arg in zip([i for i in inputs if i.name in specs], builder.inputs):
-        walker.bind_input(info.name, arg, dims[info.name])
+    args = iter(builder.inputs)
+    for info in inputs:
+        if info.name in sequences:
+            length, dtype = sequences[info.name]
+            walker.root.bind(info.name, Seq(tuple(next(args) for _ in range(length)), dtype))
+        elif info.name in specs:
+            walker.bind_input(info.name, next(args), dims[info.name])
     for input_name, array in static.items():
         walker.root.bind(input_name, array)
     for input_name, detail in bad.items():
@@ -188,18 +208,27 @@ def _import(proto: Any, file: str, inputs: list[Any], examples: list[Any],
     for tensor in graph.initializer:
         walker.root.bind(tensor.name, walker.initializer(tensor))
     walker.walk(graph, walker.root)
-    outs = []
+    outs, shapes = [], []
     for out in graph.output:
         try:
-            outs.append(output_value(builder, walker.root.get(out.name), out.name))
+            value = walker.root.get(out.name)
+            items = value.items if isinstance(value, Seq) else (value,)
+            outs += [output_value(builder, v, out.name) for v in items]
+            shapes.append(len(items) if isinstance(value, Seq) else None)
         except Unmapped as exc:
             walker.report(f"output {exc.detail}", "graph")
+    structured = bool(sequences) or any(n is not None for n in shapes)
     try:
-        return builder.finish(outs, len(graph.output) != 1, name)
+        module = builder.finish(outs, len(graph.output) != 1 or structured, name)
     except UnsupportedOpsError as exc:
         if walker.static_wanted:
             raise StaticInputsError(exc, sorted(walker.static_wanted)) from None
         raise
+    if structured:
+        kept = [i.name for i in inputs if i.name not in static]
+        module.tree = SequenceCall(tuple(kept), tuple(
+            sequences[n][0] if n in sequences else None for n in kept), tuple(shapes))
+    return module
 
 
 class StaticInputsError(UnsupportedOpsError):
@@ -230,6 +259,24 @@ def _examples(inputs: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         if absent:
             raise TypeError(f"no example input for {', '.join(absent)}")
     return given
+
+
+def _sequence_inputs(info: Any, example: Any) -> dict[str, TensorSpec]:
+    """The IR inputs of a sequence-typed graph input, one per tensor of its example
+    list (named `<input>.<k>`, their dims static): the length is known only when the
+    model is called, so each length is its own program (`onnx_sequence`)."""
+    if not isinstance(example, (list, tuple)):
+        raise Unmapped("a sequence input's length is known only when it is called: give "
+                       "its example as a list of arrays")
+    element = type(info)(name=info.name, type=info.type.sequence_type.elem_type)
+    return {f"{info.name}.{k}": _input_spec(element, item, {})
+            for k, item in enumerate(example)}
+
+
+def _sequence_dtype(info: Any) -> str | None:
+    """The element dtype a sequence input declares (None: none)."""
+    elem = info.type.sequence_type.elem_type.tensor_type.elem_type
+    return elem_dtype(elem) if elem else None
 
 
 def _static_input(info: Any, example: Any) -> np.ndarray:

@@ -51,7 +51,19 @@ node or input using one is reported, never guessed."""
 ELEM_NAMES: dict[int, str] = {0: "undefined", 8: "string", 27: "float6e2m3", 28: "float6e3m2"}
 """Names of the ONNX element types the registry lacks, for the report."""
 
-Value = SSAValue | np.ndarray | Sizes | None
+
+@dataclass(frozen=True)
+class Seq:
+    """An ONNX sequence, held at import as the Python list of its tensors: the IR has
+    no sequence type, and every sequence operator the importer takes
+    (`onnx_sequence.py`) edits the list at positions known at import. `dtype` is the
+    element type, which an empty sequence still has."""
+
+    items: tuple[Any, ...]
+    dtype: str | None = None
+
+
+Value = SSAValue | np.ndarray | Sizes | Seq | None
 
 
 def elem_dtype(elem_type: int) -> str:
@@ -216,7 +228,7 @@ class Ctx:
             return spec_of(value)
         if isinstance(value, Sizes):
             return TensorSpec(value.shape, value.dtype)
-        raise Unmapped("an omitted optional input is used")
+        raise _not_tensor(value)
 
     @staticmethod
     def known(value: Any) -> np.ndarray | None:
@@ -232,7 +244,7 @@ class Ctx:
         if isinstance(value, Sizes):
             raise _only_shapes(value, "an operand")
         if not isinstance(value, SSAValue):
-            raise Unmapped("an omitted optional input is used")
+            raise _not_tensor(value)
         return value
 
     def static(self, value: Any, what: str) -> np.ndarray:
@@ -316,6 +328,14 @@ class Ctx:
         insertion point, e.g. inside a region being recorded) with `inputs` bound to
         its inputs; names of the enclosing graphs stay visible."""
         return self.graphs.subgraph(graph, inputs)
+
+
+def _not_tensor(value: Any) -> Unmapped:
+    """The report for a value that is no tensor where a tensor is needed."""
+    if isinstance(value, Seq):
+        return Unmapped("a sequence is used where a tensor is needed (a sequence exists "
+                        "only at import, as the list of its tensors)")
+    return Unmapped("an omitted optional input is used")
 
 
 def _only_shapes(value: Sizes, what: str) -> Unmapped:

@@ -35,8 +35,10 @@ class LazyCompiled:
         self._hits = self._misses = 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.entry(*args, **kwargs)(*(a for a in args if is_array(a)),
-                                           **{k: v for k, v in kwargs.items() if is_array(v)})
+        compiled = self.entry(*args, **kwargs)
+        kept = _structured if compiled.ir_module.tree is not None else is_array
+        return compiled(*(a for a in args if kept(a)),
+                        **{k: v for k, v in kwargs.items() if kept(v)})
 
     def entry(self, *args: Any, **kwargs: Any) -> Compiled:
         """The program compiled for this argument signature (compiled now if new), not
@@ -82,12 +84,23 @@ class LazyCompiled:
         return f"<ivy_ir.LazyCompiled {self._name} entries={info.entries}>"
 
 
+def _structured(value: Any) -> bool:
+    """What a program with a call structure (`Module.tree`: ONNX sequences, KV caches)
+    takes besides arrays: lists and tuples of them, an empty one too."""
+    return is_array(value) or (isinstance(value, (list, tuple)) and
+                               all(_structured(v) for v in value))
+
+
 def _signature_of(value: Any, dynamic: frozenset[int] = frozenset()) -> Any:
     """The cache key of one argument: shape (less its `dynamic` axes) and dtype for an
-    array, else the value (its repr when it cannot be hashed: a list of numbers)."""
+    array, each array's for a non-empty list or tuple of them (an ONNX sequence: one
+    program per length), else the value (its repr when it cannot be hashed: a list of
+    numbers)."""
     if is_array(value):
         shape = tuple(None if i in dynamic else d for i, d in enumerate(value.shape))
         return ("array", shape, str(value.dtype))
+    if value and isinstance(value, (list, tuple)) and all(is_array(v) for v in value):
+        return ("arrays", tuple(_signature_of(v) for v in value))
     try:
         hash(value)
     except TypeError:

@@ -6,8 +6,9 @@ optimized, lowered to one target and run there.
 `backend("jax")` is the backend class of one target; `Backend` is NumPy's. A prepared
 model compiles on its first run, per input signature (ONNX models often leave the
 batch dimension symbolic; inputs whose values the import needs, such as a `Reshape`'s
-shape given as a graph input, are part of the signature by value), and answers with
-NumPy arrays in graph-output order.
+shape given as a graph input, are part of the signature by value; a sequence input,
+a list of arrays, by its length and its tensors' types), and answers with NumPy arrays
+in graph-output order, a sequence output as a list of them.
 For the conformance harness, `backend(target, skip_unsupported=True)` turns the
 importer's `UnsupportedOpsError` (operators or attribute uses the registry cannot
 express) into `unittest.SkipTest` with that report as the reason, so a failure always
@@ -50,18 +51,17 @@ class PreparedModel(BackendRep):
         an input, as ONNX's node tests do): compiled per value, like `jax.jit`'s static
         arguments, since the registry takes them as attributes."""
 
-    def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
-        values = _ordered(inputs, self.input_names)
-        sequences = [n for n, x in zip(self.input_names, values) if isinstance(x, list)]
-        if sequences:  # ONNX sequence-typed inputs: the IR has tensors only
-            self._unsupported(UnsupportedOpsError(
-                "onnx", {"sequence-typed graph input": sequences}))
-        arrays = [np.asarray(x) for x in values]
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """The outputs in graph order: arrays, a sequence output as a list of arrays."""
+        values = [[np.asarray(t) for t in x] if isinstance(x, list) else np.asarray(x)
+                  for x in _ordered(inputs, self.input_names)]
         while True:
-            args = [a.tolist() if n in self._static else a
-                    for n, a in zip(self.input_names, arrays)]
-            key = tuple((a.dtype.str, a.shape) if isinstance(a, np.ndarray) else repr(a)
-                        for a in args)
+            # a sequence input (a list) is part of the signature by its tensors' types,
+            # so each length compiles its own program (`importers.onnx_sequence`)
+            fixed = [n in self._static and not isinstance(a, list)
+                     for n, a in zip(self.input_names, values)]
+            args = [a.tolist() if f else a for f, a in zip(fixed, values)]
+            key = tuple(_signature(a) for a in args)
             if key in self._compiled:
                 break
             try:
@@ -75,9 +75,12 @@ class PreparedModel(BackendRep):
                 self._static |= new  # retried with these fixed at import
             except UnsupportedOpsError as exc:
                 self._unsupported(exc)
-        out = self._compiled[key](*(a for a in args if isinstance(a, np.ndarray)))
-        outs = out if isinstance(out, (tuple, list)) else (out,)
-        return tuple(host_array(o) for o in outs)
+        compiled = self._compiled[key]
+        out = compiled(*(a for f, a in zip(fixed, args) if not f))
+        single = len(self.model.graph.output) == 1
+        outs = (out,) if single or not isinstance(out, (tuple, list)) else out
+        return tuple([host_array(t) for t in o] if isinstance(o, list) else host_array(o)
+                     for o in outs)
 
     def _unsupported(self, exc: UnsupportedOpsError) -> NoReturn:
         if self.skip_unsupported:
@@ -140,6 +143,16 @@ def _ordered(inputs: Any, names: Sequence[str]) -> list[Any]:
         raise TypeError(f"the model takes {len(names)} inputs ({', '.join(names)}), "
                         f"got {len(inputs)}")
     return inputs
+
+
+def _signature(value: Any) -> Any:
+    """A hashable key of one input: an array's dtype and shape, a sequence's per tensor,
+    a value fixed at import by its value."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.str, value.shape
+    if isinstance(value, list) and all(isinstance(t, np.ndarray) for t in value):
+        return ("sequence", *(_signature(t) for t in value))
+    return repr(value)
 
 
 def _elem_type(array: np.ndarray) -> int:
