@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -122,7 +122,7 @@ class Container(dict):
     def flatten(self) -> dict[str, Any]:
         """{key chain: leaf}, depth first in insertion order."""
         flat: dict[str, Any] = {}
-        self.map(lambda x, kc: flat.__setitem__(kc, x))
+        _flatten_into(flat, self, "")
         return flat
 
     @classmethod
@@ -167,13 +167,32 @@ def leaves_of(tree: Any) -> dict[str, Any]:
     return {"": tree}
 
 
-def rebuilt(like: Any, flat: Mapping[str, Any]) -> Any:
-    """`like`'s structure (empty sub-containers included, which `unflatten` of the
-    leaves would lose) holding the leaves of `flat`; the single leaf for one array."""
+def rebuilt(like: Any, leaves: Iterable[Any]) -> Any:
+    """`like`'s structure (empty sub-containers included, which `unflatten` would lose)
+    holding `leaves`, given in `leaves_of(like)`'s order; the single leaf for one array.
+    Filling by position, not by key chain, keeps a training step from re-joining every
+    chain each time it rebuilds the weights and the gradients."""
+    values = iter(leaves)
     if not isinstance(like, Mapping):
-        return flat[""]
-    tree = like if isinstance(like, Container) else Container(like)
-    return tree.map(lambda x, kc: flat[kc])
+        return next(values)
+    return _refilled(like if isinstance(like, Container) else Container(like), values)
+
+
+def _flatten_into(flat: dict[str, Any], tree: Container, prefix: str) -> None:
+    for key, value in tree.items():
+        chain = f"{prefix}{key}"
+        if isinstance(value, Container):
+            _flatten_into(flat, value, chain + SEPARATOR)
+        else:
+            flat[chain] = value
+
+
+def _refilled(tree: Container, values: Iterator[Any]) -> Container:
+    out = Container()
+    for key, value in tree.items():
+        dict.__setitem__(out, key, _refilled(value, values) if isinstance(value, Container)
+                         else next(values))
+    return out
 
 
 def _binary(op: Callable[[Any, Any], Any], reflected: bool) -> Callable[[Container, Any], Any]:

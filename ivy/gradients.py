@@ -69,18 +69,14 @@ def execute_with_gradients(func: Callable[[Any], Any], xs: Any) -> tuple[Any, ..
     zeros where the loss does not depend on a leaf and None for leaves that cannot have
     a gradient (integer arrays). The loss and the extra outputs come back cut from the
     graph. A loss of one element (shape (1,) too) is what can be differentiated."""
-    flat = leaves_of(xs)
-    keys, leaves = list(flat), list(flat.values())
-
-    def as_tree(values: list[Any]) -> Any:
-        return rebuilt(xs, dict(zip(keys, values)))
+    leaves = list(leaves_of(xs).values())
 
     def call(values: list[Any]) -> tuple[Any, tuple[Any, ...]]:
-        out = func(as_tree(values))
+        out = func(rebuilt(xs, values))
         loss, extra = (out[0], tuple(out[1:])) if isinstance(out, tuple) else (out, ())
         return _scalar(loss), extra
     loss, extra, grads = autodiff_of(leaves).value_and_grad(call, leaves)
-    return (loss, as_tree(grads), *extra)
+    return (loss, rebuilt(xs, grads), *extra)
 
 
 def _scalar(loss: Any) -> Any:
@@ -94,13 +90,14 @@ def _scalar(loss: Any) -> Any:
     return FUNCTIONS["reshape"](loss, ())
 
 
-def updated(runtime: Any, old: Any, new: Any) -> Any:
-    """The value an optimizer step leaves in place of `old`: `new` cut from the graph,
-    and a variable again where `old` was one. A `tf.Variable` is assigned in place, as
+def updated(runtime: Any, old: Any, new: Any, cut: bool = True) -> Any:
+    """The value an optimizer step leaves in place of `old`: `new` cut from the graph
+    (`cut`: computed where the framework may have recorded it; see `unrecorded`), and
+    a variable again where `old` was one. A `tf.Variable` is assigned in place, as
     TensorFlow trains (a new variable per step would leave the old ones tracked).
     `runtime` is `autodiff_of` the weights, resolved once per step by the caller."""
     if runtime.name == "tensorflow" and runtime.is_variable(old):
         old.assign(new)
         return old
-    new = runtime.stop_gradient(new)
+    new = runtime.stop_gradient(new) if cut else new
     return runtime.variable(new) if runtime.is_variable(old) else new

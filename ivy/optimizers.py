@@ -184,24 +184,29 @@ def _lr_at(lr: LearningRate, step: int) -> Any:
 def _apply_rule(rule: _Rule, flat_w: dict[str, Any], flat_g: dict[str, Any], lr: Any,
                 states: Mapping[str, LeafState]) -> tuple[dict[str, Any],
                                                           dict[str, LeafState]]:
-    """The new weights, and the new state of each leaf that had a gradient. The rule sees
-    the weights and gradients cut from the graph, so neither the new weights nor the
-    moments it keeps drag the autodiff history of past steps along (torch would record
-    every update on a `requires_grad` weight)."""
+    """The new weights, and the new state of each leaf that had a gradient. The rule runs
+    where the framework records nothing (torch's `no_grad`; outside any tape or traced
+    transformation), else on weights and gradients cut from the graph, so neither the
+    new weights nor the moments it keeps drag the autodiff history of past steps along
+    (torch would record every update on a `requires_grad` weight)."""
     new_w: dict[str, Any] = {}
     new_states: dict[str, LeafState] = {}
-    runtime = autodiff_of([*flat_w.values(), *flat_g.values()], "ivy.stop_gradient")
-    for kc, w in flat_w.items():
-        g = flat_g[kc]
-        if g is None:
-            new_w[kc] = w
-            continue
-        count, moments = states.get(kc, (0, (None,) * len(rule.moments)))
-        moments = tuple(ivy.zeros_like(w) if m is None else m for m in moments)
-        out = rule.update(runtime.stop_gradient(w), runtime.stop_gradient(g), lr, count + 1,
-                          *moments)
-        new_w[kc] = updated(runtime, w, out[0])
-        new_states[kc] = (count + 1, tuple(out[1:]))
+    values = [*flat_w.values(), *flat_g.values()]
+    runtime = autodiff_of(values, "ivy.stop_gradient")
+    scope, cut = runtime.unrecorded(values)
+    with scope:
+        for kc, w in flat_w.items():
+            g = flat_g[kc]
+            if g is None:
+                new_w[kc] = w
+                continue
+            count, moments = states.get(kc, (0, (None,) * len(rule.moments)))
+            moments = tuple(ivy.zeros_like(w) if m is None else m for m in moments)
+            seen_w, seen_g = ((runtime.stop_gradient(w), runtime.stop_gradient(g)) if cut
+                              else (w, g))
+            out = rule.update(seen_w, seen_g, lr, count + 1, *moments)
+            new_w[kc] = updated(runtime, w, out[0], cut)
+            new_states[kc] = (count + 1, tuple(out[1:]))
     return new_w, new_states
 
 
@@ -219,7 +224,7 @@ def _functional(caller: str, rule: _Rule, ws: Tree, dcdws: Tree, lr: LearningRat
     new_w, new_states = _apply_rule(rule, flat_w, flat_g, _lr_at(lr, step), states)
     out_m = [{kc: new_states.get(kc, states[kc])[1][i] for kc in flat_w}
              for i in range(len(flat_m))]
-    return (rebuilt(ws, new_w), *(rebuilt(ws, m) for m in out_m))
+    return (rebuilt(ws, new_w.values()), *(rebuilt(ws, m.values()) for m in out_m))
 
 
 # ---- the functional updates (2021 Ivy API) ----
@@ -296,7 +301,7 @@ class Optimizer:
                                     _lr_at(self._lr, self.step_count + 1), self._leaves)
         self._leaves.update(states)
         self.step_count += 1
-        return rebuilt(v, new_w)
+        return rebuilt(v, new_w.values())
 
     @property
     def state(self) -> Container:

@@ -97,6 +97,14 @@ _FAST = {
 standard's semantics: that call, else the kernel. The kernels give the same values on
 that path; the test pays two dict lookups instead of two Python frames."""
 
+_MATMUL = Rescued("tf.linalg.matmul(x1, x2) if _is_tensor[type(x1)] and _is_tensor[type(x2)] "
+                  "and len(x1.shape) > 1 < len(x2.shape) else _matmul(x1, x2)",
+                  "_matmul(x1, x2)")
+"""Two tensors of matrices: TF's own call, which broadcasts the batch dimensions as the
+standard does and refuses (quietly) two dtypes or one it has no kernel for (int8,
+unsigned, bool), which the kernel then computes; vectors go to the kernel untried (TF
+logs a warning for each refused rank), and a refused shape gets the kernel's error."""
+
 TENSORFLOW_SPELLINGS: dict[str, str | Rescued] = {
     **{n: f"tf.math.{n}(_arr(x))" for n in _FLOAT_UNARY},
     **_KERNEL_CALLS,
@@ -126,7 +134,7 @@ TENSORFLOW_SPELLINGS: dict[str, str | Rescued] = {
     "take": "_take(x, indices, axis)",
     "take_along_axis": "_take_along_axis(x, indices, axis)",
     # linear algebra in the main namespace
-    "matmul": "_matmul(x1, x2)",
+    "matmul": _MATMUL,
     "tensordot": "_tensordot(x1, x2, axes)",
     "vecdot": "_vecdot(x1, x2, axis)",
     # manipulation
@@ -158,7 +166,7 @@ TENSORFLOW_SPELLINGS: dict[str, str | Rescued] = {
     "linalg.eigh": "_eigh(x)",
     "linalg.eigvalsh": "tf.linalg.eigvalsh(_arr(x))",
     "linalg.inv": "tf.linalg.inv(_arr(x))",
-    "linalg.matmul": "_matmul(x1, x2)",
+    "linalg.matmul": _MATMUL,
     "linalg.matrix_norm": "_matrix_norm(x, keepdims, ord)",
     "linalg.matrix_power": "_matrix_power(x, n)",
     "linalg.matrix_rank": "_matrix_rank(x, rtol)",

@@ -51,10 +51,11 @@ class _Kinds(dict):
 
 
 class _IsTensor(dict):
-    """Python type -> whether it is a tf.Tensor (eager or symbolic), filled likewise."""
+    """Python type -> whether it is a tf.Tensor (eager or symbolic) or a tf.Variable,
+    filled likewise: TF's ops take a variable wherever they take a tensor."""
 
     def __missing__(self, cls: type) -> bool:
-        value = self[cls] = issubclass(cls, tf.Tensor)
+        value = self[cls] = issubclass(cls, (tf.Tensor, tf.Variable))
         return value
 
 

@@ -12,6 +12,7 @@ cannot have one (an integer array).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 AuxFn = Callable[[list[Any]], tuple[Any, Any]]
@@ -42,6 +43,12 @@ class NoAutodiff:
 
     def stop_gradient(self, x: Any) -> Any:
         return x
+
+    def unrecorded(self, values: list[Any]) -> tuple[AbstractContextManager[Any], bool]:
+        """A context in which ops on `values` leave no autodiff history, and whether the
+        values must still be cut one by one (`stop_gradient`) inside it: how an
+        optimizer step runs its update without a cut per leaf where nothing records."""
+        return nullcontext(), False
 
     def value_and_grad(self, func: AuxFn, leaves: list[Any]) -> tuple[Any, Any, list[Any]]:
         raise TypeError(f"the {self.name} backend has no autodiff, so it cannot compute "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import jax
@@ -17,13 +18,18 @@ def _differentiable(x: Any) -> bool:
 class JaxAutodiff(NoAutodiff):
     def variable(self, x: Any) -> Any:
         """JAX differentiates function arguments, not marked arrays: the array itself."""
-        return jnp.asarray(x)
+        return x if isinstance(x, jax.Array) else jnp.asarray(x)
 
     def is_variable(self, x: Any) -> bool:
         return _differentiable(x)
 
     def stop_gradient(self, x: Any) -> Any:
         return jax.lax.stop_gradient(x)
+
+    def unrecorded(self, values: list[Any]) -> tuple[AbstractContextManager[Any], bool]:
+        """Only a transformation being traced (`jax.grad` around the step) can see an
+        op; concrete arrays outside one need no cut (each would be an eager dispatch)."""
+        return nullcontext(), any(isinstance(x, jax.core.Tracer) for x in values)
 
     def value_and_grad(self, func: AuxFn, leaves: list[Any]) -> tuple[Any, Any, list[Any]]:
         where = [i for i, x in enumerate(leaves) if _differentiable(x)]

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import tensorflow as tf
+from tensorflow.python.eager.record import could_possibly_record
 
 from .autodiff import AuxFn, NoAutodiff, map_arrays
 
 
 def _differentiable(x: Any) -> bool:
     return isinstance(x, (tf.Tensor, tf.Variable)) and (x.dtype.is_floating or x.dtype.is_complex)
+
+
+def _may_record() -> bool:
+    """Whether an op run now can be differentiated later: eager TF records only under an
+    active `GradientTape` (with none, a `stop_gradient` per value is an eager op each and
+    changes nothing); a graph being built (`tf.function`) keeps every op's inputs."""
+    return could_possibly_record() or not tf.executing_eagerly()
 
 
 class TensorFlowAutodiff(NoAutodiff):
@@ -23,6 +32,9 @@ class TensorFlowAutodiff(NoAutodiff):
     def stop_gradient(self, x: Any) -> Any:
         return tf.stop_gradient(x)
 
+    def unrecorded(self, values: list[Any]) -> tuple[AbstractContextManager[Any], bool]:
+        return nullcontext(), _may_record()
+
     def value_and_grad(self, func: AuxFn, leaves: list[Any]) -> tuple[Any, Any, list[Any]]:
         wanted = [x for x in leaves if _differentiable(x)]
         with tf.GradientTape(watch_accessed_variables=False) as tape:
@@ -34,5 +46,7 @@ class TensorFlowAutodiff(NoAutodiff):
         # a variable's gradient of a gather is an IndexedSlices: the dense one is wanted
         grads = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
                  for g in grads]
+        if not _may_record():  # no outer tape: nothing can see the outputs
+            return loss, aux, grads
         return (tf.stop_gradient(loss), map_arrays(tf.stop_gradient, aux, (tf.Tensor, tf.Variable)),
                 grads)

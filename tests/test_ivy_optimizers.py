@@ -230,6 +230,27 @@ def test_steps_keep_variables(backend: str) -> None:
             assert leaf is v[kc]
 
 
+def test_step_inside_a_recording_context_is_cut() -> None:
+    """Where the framework records (an outer tf.GradientTape, a JAX transformation), the
+    step still cuts its inputs, so nothing flows back through the update; outside one
+    it dispatches no cut at all (`unrecorded`), which the other tests run."""
+    import jax
+    import tensorflow as tf
+
+    def updated_sum(w: Any) -> Any:
+        new = Adam(0.1).step(Container(w=w), Container(w=w * 2.0))
+        return ivy.sum(new.w)
+    w = np.array([1.0, -2.0], np.float32)
+    with ivy.with_backend("jax"):
+        np.testing.assert_array_equal(np.asarray(jax.grad(updated_sum)(jnp.asarray(w))), 0)
+    with ivy.with_backend("tensorflow"):
+        x = tf.constant(w)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            out = updated_sum(x)
+        assert tape.gradient(out, x) is None
+
+
 def test_integer_leaves_without_gradient_are_unchanged(backend: str) -> None:
     v = Container(w=variable(ivy.asarray(W0["b"] + 1)),
                   n=ivy.asarray(np.array([1, 2], np.int32)))
