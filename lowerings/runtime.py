@@ -79,7 +79,9 @@ class Runtime(NoAutodiff):
 
     def own_outputs(self, fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
         """`fn`, changed where its results could share memory that outlives the call
-        (NumPy: parameters and hoisted constants returned as they are)."""
+        (NumPy: parameters and hoisted constants returned as they are), or where
+        values cross the call in another form than the program holds them (TF: the
+        storage dtypes it carries as bytes)."""
         return fn
 
     def lazy_module(self, lazy: Callable[..., Any]) -> Any:

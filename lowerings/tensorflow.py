@@ -32,13 +32,14 @@ from . import tensorflow_control as C
 from . import tensorflow_fft_kernels as FFT
 from . import tensorflow_kernels as K
 from . import tensorflow_nn_kernels as NN
+from . import tensorflow_storage_kernels as S
 from .emitter import Emission
 from .target import Target
 from .tensorflow_fft import FFT_RULES
 from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
 from .tensorflow_semantics import SEMANTIC_RULES
-from .tensorflow_storage import astype
+from .tensorflow_storage import CARRIED, astype
 
 NAMES = {"floor_divide": "floordiv", "remainder": "floormod",
          "bitwise_left_shift": "tf.bitwise.left_shift",
@@ -373,7 +374,7 @@ TF_RULES: dict[str, Rule] = {
     **CONTROL_CALLS,
 }
 
-HELPERS = collect_helpers(K, NN, resample, C, FFT)
+HELPERS = collect_helpers(K, NN, resample, C, FFT, S)
 XLA_RULES = {"conv": LAYER_KERNEL_CALLS["conv"].replace("{layout})", "{layout}, shifted=True)")}
 """Under XLA (`jit_compile=True`) a depthwise convolution runs as shifted multiply-adds:
 XLA's CPU depthwise kernel is ~30x slower than TF's own (a 7x7 over 40 channels at
@@ -382,11 +383,14 @@ XLA's CPU depthwise kernel is ~30x slower than TF's own (a 7x7 over 40 channels 
 
 def _dtype(name: str) -> str:
     # TF names its float8 dtypes (ml_dtypes') only through `as_dtype`
+    if name in CARRIED:  # those it cannot convert: carried as bytes (tensorflow_storage.py)
+        return "tf.uint8"
     return f'tf.as_dtype("{name}")' if name in STORAGE else f"tf.{name}"
 
 
 def _constant(value: np.ndarray, em: Emission) -> str:
-    """A hoisted `tf.constant` (an empty one as `tf.zeros`: TF tensors have no .reshape)."""
+    """A hoisted `tf.constant` (`tf.zeros` if empty: TF has no .reshape; bytes if carried)."""
+    value = value.view(np.uint8) if dtype_name(value.dtype) in CARRIED else value
     if value.size == 0:
         return em.hoist(f"tf.zeros({literal(value.shape)}, {_dtype(dtype_name(value.dtype))})")
     return em.hoist(em.array_expr(value))

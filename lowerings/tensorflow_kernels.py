@@ -21,12 +21,17 @@ __all__ = [
 
 def float_remainder(x, y):
     # NumPy's float remainder, from the exact fmod plus y where the signs differ:
-    # x - y * floor(x / y) loses every digit once |x / y| passes 2**24 (float32). TF's
+    # x - y * floor(x / y) loses every digit once |x / y| passes 2**24 (float32); a
+    # zero takes y's sign, and x of the other sign than an infinite y gives y. TF's
     # TruncateMod has no gradient: the value is the exact one, the gradient floormod's
+    # where that is finite (less a zero, which keeps the exact zero's sign)
     m = tf.truncatemod(x, y)
     exact = tf.where((m != 0) & ((m < 0) != (y < 0)), m + y, m)
+    exact = tf.where(m == 0, tf.where(y < 0, -tf.zeros_like(m), tf.zeros_like(m)), exact)
+    exact = tf.stop_gradient(exact)
     approx = tf.math.floormod(x, y)
-    return approx + tf.stop_gradient(exact - approx)
+    zero = tf.stop_gradient(approx) - approx
+    return tf.where(tf.math.is_finite(approx), exact - zero, exact)
 
 
 def floor_divide(x, y):
@@ -38,6 +43,7 @@ def floor_divide(x, y):
     div = tf.where((mod != 0) & ((y < 0) != (mod < 0)), div - 1, div)
     floor = tf.math.floor(div)
     floor = tf.where(div - floor > 0.5, floor + 1, floor)
+    floor = tf.where(floor == 0, x / y * 0, floor)  # a zero of x / y's sign, as NumPy's
     # piecewise constant: no gradient, as TF's FloorDiv has none (TruncateMod has none)
     return tf.stop_gradient(tf.where(y == 0, x / y, floor))
 

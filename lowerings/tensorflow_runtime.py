@@ -14,10 +14,13 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from ivy_ir.core.module import Module
 from ivy_ir.dialect import TensorSpec, dtype_name
+from ivy_ir.dialect.types import numpy_dtype
 
 from .runtime import Runtime, host_array, nest
 from .tensorflow_autodiff import TensorFlowAutodiff
+from .tensorflow_storage import CARRIED, carried, to_bytes
 
 
 class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
@@ -25,7 +28,8 @@ class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
     options = frozenset({"jit_compile"})
 
     def params(self, values: dict[str, np.ndarray], trainable: dict[str, bool]) -> dict[str, Any]:
-        return {k: tf.Variable(v, trainable=trainable.get(k, False),
+        return {k: tf.Variable(to_bytes(v) if dtype_name(v.dtype) in CARRIED else v,
+                               trainable=trainable.get(k, False),
                                name=re.sub(r"[^A-Za-z0-9_.\-/]", "_", k) or "param")
                 for k, v in values.items()}
 
@@ -34,13 +38,18 @@ class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
         return tf.function(raw, jit_compile=jit_compile, autograph=False)
 
     def native_dtype(self, name: str) -> Any:
-        return tf.as_dtype(name)
+        # a carried storage dtype comes as an ml_dtypes array (tensorflow_storage.py)
+        return numpy_dtype(name) if name in CARRIED else tf.as_dtype(name)
 
     def is_native(self, value: Any) -> bool:
         return isinstance(value, (tf.Tensor, tf.Variable))
 
     def to_native(self, value: Any) -> Any:
-        return tf.convert_to_tensor(host_array(value))
+        array = host_array(value)
+        return array if dtype_name(array.dtype) in CARRIED else tf.convert_to_tensor(array)
+
+    def own_outputs(self, fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
+        return carried(fn, module)
 
     def spec(self, value: Any) -> TensorSpec:
         return TensorSpec(tuple(value.shape), dtype_name(value.dtype.name))

@@ -16,9 +16,13 @@ def _zero(c: OpContext) -> str:
 
 def _division(fn: str, float_fn: str) -> Rule:
     """Integer division by zero gives 0, as in NumPy (TF raises); floats go through
-    `float_fn`."""
+    `float_fn`, float16 and bfloat16 in float32 rounded back once, as NumPy computes
+    them (TF's TruncateMod has no kernel of either)."""
     def rule(c: OpContext) -> str:
         x, y = c.args["x"], c.args["y"]
+        if c.out.dtype in ("float16", "bfloat16"):
+            return f"tf.cast({float_fn}(tf.cast({x}, tf.float32), tf.cast({y}, tf.float32)), " \
+                f"{c.target.dtype(c.out.dtype)})"
         if c.out.dtype not in INTS:
             return f"{float_fn}({x}, {y})"
         one = f"tf.constant(1, {c.target.dtype(c.out.dtype)})"
