@@ -152,6 +152,19 @@ def test_execute_with_gradients_single_array_and_loss_shape(backend):
         ivy.execute_with_gradients(lambda x: x * x, x)
 
 
+def test_tensorflow_gradients_of_variables_and_tensors():
+    """Trainable variables are watched as they are read, a non-trainable variable and a
+    plain tensor because they are leaves: each gets its gradient."""
+    import tensorflow as tf
+    xs = Container(a=tf.Variable([1.0, 2.0]), b=tf.Variable([3.0, -1.0], trainable=False),
+                   c=tf.constant([0.5, 1.5, -2.0]))
+    with ivy.with_backend("tensorflow"):
+        _, grads, _ = ivy.execute_with_gradients(_loss, xs)
+    np.testing.assert_allclose(grads.a.numpy(), [3.0, -1.0])
+    np.testing.assert_allclose(grads.b.numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(grads.c.numpy(), np.array([0.5, 1.5, -2.0]) * 2 / 3, rtol=1e-6)
+
+
 def test_execute_with_gradients_numpy_has_no_autodiff():
     with pytest.raises(TypeError, match="numpy backend has no autodiff"):
         ivy.execute_with_gradients(lambda x: ivy.sum(x), Container(a=np.ones(2)))
