@@ -38,7 +38,6 @@ DIFFERENT = {
     r"test_swiglu_float16(_expanded)?": "1/(1+exp(-x)) becomes the registry's sigmoid (the "
                                         "recompose pass), which rounds differently in float16 "
                                         "(2e-3 on one element)",
-    r"test_einsum_sum_bfloat16": "NumPy's einsum has no bfloat16 loop",
 }
 """Tests that run but cannot match the stored outputs, with why (also failures in
 docs/onnx_conformance.md)."""
