@@ -21,8 +21,14 @@ from typing import Any
 import numpy as np
 
 from ivy_ir.core.module import Module
-from ivy_ir.core.rules import OpContext, literal
-from ivy_ir.dialect.types import FLOATS, STORAGE_FLOATS, numpy_dtype
+from ivy_ir.core.rules import OpContext, literal, storage_int_value
+from ivy_ir.dialect.types import (
+    FLOATS,
+    STORAGE_FLOATS,
+    STORAGE_INT_BITS,
+    STORAGE_INTS,
+    numpy_dtype,
+)
 
 from .runtime import host_array
 
@@ -50,9 +56,7 @@ FORMATS = {
     "float4_e2m1fn": Format(2, 1, 1, "none"),
 }
 """The storage floats TF cannot convert, by the fields of their byte."""
-SMALL_INTS = {"int4": (True, 4), "uint4": (False, 4), "int2": (True, 2), "uint2": (False, 2)}
-"""The small integers, by signedness and width (ml_dtypes' layout: low bits)."""
-CARRIED = frozenset(FORMATS) | frozenset(SMALL_INTS)
+CARRIED = frozenset(FORMATS) | STORAGE_INTS
 """The storage dtypes carried as uint8 tensors of their byte."""
 DECODED = {"float32": "float32", "float64": "float64", "bfloat16": "bfloat16",
            "bool": "float64"}
@@ -69,8 +73,8 @@ def astype(c: OpContext) -> str:
     first and encoded last (from the float bits: TF flushes subnormals, such as
     float8e8m0's 2**-127, in every kernel)."""
     x, src, dst = c.args["x"], c.in_types["x"].dtype, c.out.dtype
-    if src in SMALL_INTS:
-        x, src = _read_small(x, *SMALL_INTS[src]), "int32"
+    if src in STORAGE_INTS:
+        x, src = storage_int_value(f"tf.cast({x}, tf.int32)", src), "int32"
     elif src in FORMATS:
         fields, src = _fields(FORMATS[src]), DECODED.get(dst, "float32")
         x = f"storage_decode({x}, {fields}, tf.{src})"
@@ -80,13 +84,13 @@ def astype(c: OpContext) -> str:
         if src not in ("float32", "float64"):  # float16/bfloat16 exactly, integers rounded
             x = f"tf.cast({x}, tf.float32)"
         return f"storage_encode({x}, {_fields(FORMATS[dst])})"
-    if dst in SMALL_INTS:
+    if dst in STORAGE_INTS:
         if src in ("float32", "float64"):  # ml_dtypes' bound, INT_MAX, exact in each
             held = "<= 2.0 ** 31 - 1" if src == "float64" else "< 2.0 ** 31"
             x = f"tf.where(tf.abs({x}) {held}, {x}, tf.zeros_like({x}))"
         if src in FLOATS:
             x = f"tf.cast({x}, tf.int32)"
-        return f"(tf.cast({x}, tf.uint8) & {(1 << SMALL_INTS[dst][1]) - 1})"
+        return f"(tf.cast({x}, tf.uint8) & {(1 << STORAGE_INT_BITS[dst]) - 1})"
     if dst in STORAGE_FLOATS and (src == "float64" or src not in FLOATS):
         x, src = f"tf.cast({x}, tf.float32)", "float32"
     return f"tf.cast({x}, {c.lit('dtype')})"
@@ -94,13 +98,6 @@ def astype(c: OpContext) -> str:
 
 def _fields(fmt: Format) -> str:
     return ", ".join(literal(v) for v in astuple(fmt))
-
-
-def _read_small(x: str, signed: bool, bits: int) -> str:
-    """A small integer's value as int32 (its sign bit extended for int4/int2)."""
-    value = f"(tf.cast({x}, tf.int32) & {(1 << bits) - 1})"
-    half = 1 << (bits - 1)
-    return f"(({value} ^ {half}) - {half})" if signed else value
 
 
 def to_bytes(value: Any) -> np.ndarray:

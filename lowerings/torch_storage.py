@@ -10,11 +10,8 @@ torch and stays refused (`unsupported=torch:` in ops.spec).
 
 from __future__ import annotations
 
-from ivy_ir.core.rules import OpContext
-from ivy_ir.dialect.types import FLOATS, STORAGE, STORAGE_FLOATS
-
-BITS = {"int4": 4, "uint4": 4, "int2": 2, "uint2": 2}
-"""The small integer dtypes and their widths."""
+from ivy_ir.core.rules import OpContext, storage_int_value
+from ivy_ir.dialect.types import FLOATS, STORAGE, STORAGE_FLOATS, STORAGE_INT_BITS
 
 NAN_OUTSIDE = {"float8_e4m3fn": "{x}.abs() <= 464.0",
                "float8_e8m0fnu": "({x} > 0) & ({x} < torch.inf)"}
@@ -29,25 +26,16 @@ def astype(c: OpContext) -> str:
     (`STORAGE_FLOATS`); small integers are read as int32 and written as their low bits
     of the int32 value (NumPy's float -> int32 conversion first, as ml_dtypes)."""
     x, src, dst = c.args["x"], c.in_types["x"].dtype, c.out.dtype
-    if src in BITS:
-        x, src = _read(x, src), "int32"
+    if src in STORAGE_INT_BITS:
+        x, src = storage_int_value(f"{x}.view(torch.uint8).to(torch.int32)", src), "int32"
     if (src in STORAGE_FLOATS and dst not in FLOATS | STORAGE) or (
             src == "float64" and dst in STORAGE) or (
             dst in STORAGE_FLOATS and src not in FLOATS):
         x = f"{x}.to(torch.float32)"
-    if dst in BITS:
-        mask = (1 << BITS[dst]) - 1
+    if dst in STORAGE_INT_BITS:
+        mask = (1 << STORAGE_INT_BITS[dst]) - 1
         return f"({x}.to(torch.int32) & {mask}).to(torch.uint8).view(torch.{dst})"
     if dst in NAN_OUTSIDE:
         x = f"torch.where({NAN_OUTSIDE[dst].format(x=x)}, {x}, torch.nan)"
     return f"{x}.to({c.lit('dtype')})"
 
-
-def _read(x: str, src: str) -> str:
-    """A small integer tensor's values as int32 (the sign bit extended for int4/int2)."""
-    bits = BITS[src]
-    value = f"({x}.view(torch.uint8).to(torch.int32) & {(1 << bits) - 1})"
-    if src.startswith("u"):
-        return value
-    half = 1 << (bits - 1)
-    return f"(({value} ^ {half}) - {half})"

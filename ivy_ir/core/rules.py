@@ -23,7 +23,7 @@ from xdsl.ir import BlockArgument, SSAValue
 
 from ..dialect import COMPOSITE, ELEMENTWISE, SPECS, FusedOp, IvyOp, TensorSpec
 from ..dialect.symbolic import SymDim
-from ..dialect.types import INT64_MAX, INT64_MIN
+from ..dialect.types import INT64_MAX, INT64_MIN, STORAGE_INT_BITS
 
 Rule = str | Callable[["OpContext"], str]
 
@@ -178,6 +178,16 @@ def literal(value: Any) -> str:
         inner = ", ".join(literal(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     raise TypeError(f"no literal form for {type(value).__name__}")
+
+
+def storage_int_value(as_int32: str, dtype: str) -> str:
+    """The value of a storage integer (`STORAGE_INT_BITS`) from its byte read as an
+    int32 expression: the low bits, the sign bit extended for the signed ones. Every
+    target that carries these dtypes as bytes reads them so."""
+    bits = STORAGE_INT_BITS[dtype]
+    value = f"({as_int32} & {(1 << bits) - 1})"
+    half = 1 << (bits - 1)
+    return value if dtype.startswith("u") else f"(({value} ^ {half}) - {half})"
 
 
 def literal_array(value: np.ndarray) -> str:

@@ -20,7 +20,9 @@ so no op has to define arithmetic (rounding, overflow) in 2 to 8 bits."""
 DTYPE_NAMES = ARRAY_NAMES + STORAGE_NAMES
 """Every dtype the IR carries."""
 STORAGE = frozenset(STORAGE_NAMES)
-STORAGE_INTS = frozenset({"int4", "uint4", "int2", "uint2"})
+STORAGE_INT_BITS = {"int4": 4, "uint4": 4, "int2": 2, "uint2": 2}
+"""The storage integers' widths: ml_dtypes holds one value per byte, in its low bits."""
+STORAGE_INTS = frozenset(STORAGE_INT_BITS)
 STORAGE_FLOATS = STORAGE - STORAGE_INTS
 """The storage dtypes holding integers, and those holding floats. A storage float goes
 to any other kind (integer, bool, complex) through float32, which holds it exactly, so

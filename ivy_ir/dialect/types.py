@@ -38,6 +38,7 @@ from .dtypes import (  # noqa: F401 (re-exported: modules import dtype tables fr
     REAL_OF,
     STORAGE,
     STORAGE_FLOATS,
+    STORAGE_INT_BITS,
     STORAGE_INTS,
     UNSIGNED,
     WIDE,
