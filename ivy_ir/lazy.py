@@ -61,10 +61,10 @@ class LazyCompiled:
 
     def _key(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         arrays = iter(self._dynamic)
-        key = tuple(_signature_of(a, next(arrays, frozenset()) if is_array(a) else frozenset())
+        key = tuple(signature_of(a, next(arrays, frozenset()) if is_array(a) else frozenset())
                     for a in args)
         if kwargs:
-            key += tuple((k, _signature_of(v, next(arrays, frozenset()) if is_array(v)
+            key += tuple((k, signature_of(v, next(arrays, frozenset()) if is_array(v)
                                            else frozenset())) for k, v in kwargs.items())
         return key
 
@@ -91,16 +91,16 @@ def _structured(value: Any) -> bool:
                                all(_structured(v) for v in value))
 
 
-def _signature_of(value: Any, dynamic: frozenset[int] = frozenset()) -> Any:
-    """The cache key of one argument: shape (less its `dynamic` axes) and dtype for an
-    array, each array's for a non-empty list or tuple of them (an ONNX sequence: one
-    program per length), else the value (its repr when it cannot be hashed: a list of
-    numbers)."""
+def signature_of(value: Any, dynamic: frozenset[int] = frozenset()) -> Any:
+    """The cache key of one argument (here and in the ONNX backend's per-signature
+    programs): shape (less its `dynamic` axes) and dtype for an array, each array's for
+    a non-empty list or tuple of them (an ONNX sequence: one program per length), else
+    the value (its repr when it cannot be hashed: a list of numbers)."""
     if is_array(value):
         shape = tuple(None if i in dynamic else d for i, d in enumerate(value.shape))
         return ("array", shape, str(value.dtype))
     if value and isinstance(value, (list, tuple)) and all(is_array(v) for v in value):
-        return ("arrays", tuple(_signature_of(v) for v in value))
+        return ("arrays", tuple(signature_of(v) for v in value))
     try:
         hash(value)
     except TypeError:

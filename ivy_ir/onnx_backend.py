@@ -34,6 +34,7 @@ from lowerings.runtime import host_array
 from .api import compile as compile_program
 from .compiled import Compiled
 from .core.errors import UnsupportedOpsError
+from .lazy import signature_of
 
 
 class PreparedModel(BackendRep):
@@ -61,7 +62,7 @@ class PreparedModel(BackendRep):
             fixed = [n in self._static and not isinstance(a, list)
                      for n, a in zip(self.input_names, values)]
             args = [a.tolist() if f else a for f, a in zip(fixed, values)]
-            key = tuple(_signature(a) for a in args)
+            key = tuple(signature_of(a) for a in args)
             if key in self._compiled:
                 break
             try:
@@ -143,16 +144,6 @@ def _ordered(inputs: Any, names: Sequence[str]) -> list[Any]:
         raise TypeError(f"the model takes {len(names)} inputs ({', '.join(names)}), "
                         f"got {len(inputs)}")
     return inputs
-
-
-def _signature(value: Any) -> Any:
-    """A hashable key of one input: an array's dtype and shape, a sequence's per tensor,
-    a value fixed at import by its value."""
-    if isinstance(value, np.ndarray):
-        return value.dtype.str, value.shape
-    if isinstance(value, list) and all(isinstance(t, np.ndarray) for t in value):
-        return ("sequence", *(_signature(t) for t in value))
-    return repr(value)
 
 
 def _elem_type(array: np.ndarray) -> int:
