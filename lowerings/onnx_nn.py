@@ -211,6 +211,12 @@ def _group_norm(c: OnnxContext) -> str:
 
 def _attention(c: OnnxContext) -> str:
     mask = [c.args["mask"]] if c.args["mask"] is not None else []
+    full = (c.in_types["q"].shape[2], c.in_types["k"].shape[2])
+    if mask and (None in full or tuple(c.in_types["mask"].shape[-2:]) != full):
+        # onnxruntime broadcasts the mask's leading dims but wants its last two in full
+        sizes = [c.node("Shape", [c.args[n]], start=2, end=3) for n in ("q", "k")]
+        ones = c.b.ints([1] * max(c.in_types["mask"].rank - 2, 0))
+        mask = [c.node("Expand", [mask[0], c.node("Concat", [ones, *sizes], axis=0)])]
     return c.node("Attention", [c.args["q"], c.args["k"], c.args["v"], *mask],
                   is_causal=int(c.attrs["causal"]), scale=c.attrs["scale"])
 
