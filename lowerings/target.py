@@ -20,6 +20,25 @@ from ivy_ir.dialect import IvyOp, TensorSpec
 
 
 @dataclass(frozen=True)
+class Reinterpreting:
+    """Unsigned dtypes as wide as the dtype they compute in (torch: uint64 in int64),
+    which cannot hold every value: their ops run on the same bits read as the signed
+    dtype. Sums, products, left shifts and the bits wrap alike in both readings; orders
+    do not, so `ordered` ops compute on order keys, the bits with the sign bit flipped
+    (`x ^ 2**63` orders as the unsigned value), and their results of the dtype are
+    flipped back; `rules` render the ops that read the bits as unsigned otherwise
+    (quotients, right shifts, abs), in the signed dtype as a widened rule is."""
+
+    dtypes: frozenset[str]
+    view: str
+    """The target's reinterpretation of `{x}`'s bits as the dtype `{dtype}`."""
+    key: str
+    """`{x}` of the signed dtype with its sign bit flipped (its own inverse)."""
+    ordered: frozenset[str]
+    rules: dict[str, Rule]
+
+
+@dataclass(frozen=True)
 class Widening:
     """Ops in dtypes a framework has few kernels for (torch: uint16, uint32), run in a
     wider dtype it has them for: the op's rule renders it as if its operands, results
@@ -27,7 +46,7 @@ class Widening:
     of the results back. The cast back keeps the low bits, so sums, products, shifts
     and negations wrap exactly as NumPy's do in the narrow dtype (the wide dtype's own
     wrap, mod 2**64, keeps them too), and comparisons, orders and quotients agree, as
-    the wide dtype holds every narrow value."""
+    the wide dtype holds every narrow value (else see `Reinterpreting`)."""
 
     dtypes: dict[str, str]
     """narrow dtype -> the wide dtype its ops compute in."""
@@ -37,6 +56,8 @@ class Widening:
     op is widened, so an op added to the registry computes right before it is listed."""
     cast: str
     """The target's cast of an expression `{x}` to a dtype `{dtype}`."""
+    same_width: Reinterpreting | None = None
+    """How the narrow dtypes as wide as their wide dtype compute (they are in `dtypes`)."""
 
     def applies(self, op: str, dtypes: Iterable[str], attrs: dict[str, Any]) -> bool:
         """Whether `op`, with values of `dtypes` and these attributes, is widened."""
@@ -49,10 +70,28 @@ class Widening:
     def rule(self, rule: Rule) -> Rule:
         """`rule`, widened where `applies` says so."""
         def widened(c: OpContext) -> str:
-            if not self.applies(c.op.SPEC.name, _dtypes(c), c.attrs):
+            name = c.op.SPEC.name
+            dtypes = set(_dtypes(c))
+            if not self.applies(name, dtypes, c.attrs):
                 return _render(rule, c)
+            same = self.same_width
+            if same is not None and dtypes & same.dtypes:
+                return self._back(_render(same.rules.get(name, rule), self._wide(c)), c)
             return self._back(_render(rule, self._wide(c)), c)
         return widened
+
+    def _convert(self, expr: str, narrow: str, up: bool, c: OpContext) -> str:
+        """`expr` cast from `narrow` to its wide dtype (`up`) or back: a same-width
+        dtype's bits reinterpreted, as order keys where the op is ordered."""
+        same, wide = self.same_width, c.target.dtype(self.dtypes[narrow])
+        if same is None or narrow not in same.dtypes:
+            return self.cast.format(x=expr, dtype=wide if up else c.target.dtype(narrow))
+        keyed = c.op.SPEC.name in same.ordered and c.op.SPEC.name not in same.rules
+        if up:
+            bits = same.view.format(x=expr, dtype=wide)
+            return same.key.format(x=bits) if keyed else bits
+        bits = same.key.format(x=expr) if keyed else expr
+        return same.view.format(x=bits, dtype=c.target.dtype(narrow))
 
     def _wide(self, c: OpContext) -> OpContext:
         """What the rule sees of the op in the wide dtype: its operands cast up, its
@@ -79,15 +118,21 @@ class Widening:
             names = [n for n in expr[1:-1].split(", ") if n]
             return "[" + ", ".join(self._up(n, s, c) for n, s in zip(names, t, strict=True)) \
                 + "]"
-        wide = self.dtypes.get(t.dtype)
-        return expr if wide is None else self.cast.format(x=expr, dtype=c.target.dtype(wide))
+        return expr if t.dtype not in self.dtypes else self._convert(expr, t.dtype, True, c)
 
     def _back(self, expr: str, c: OpContext) -> str:
         """The widened expression's results cast back to the op's result dtypes."""
         if len(c.out_types) == 1 and not c.op.SPEC.variadic_results:
             if c.out.dtype not in self.dtypes:
                 return expr
-            return self.cast.format(x=f"({expr})", dtype=c.target.dtype(c.out.dtype))
+            return self._convert(f"({expr})", c.out.dtype, False, c)
+        same = self.same_width
+        if same is not None and any(t.dtype in same.dtypes for t in c.out_types):
+            # values of the dtype beside indices (top_k): only the values go back
+            (narrow,) = {t.dtype for t in c.out_types if t.dtype in self.dtypes}
+            flags = ", ".join(str(t.dtype == narrow) for t in c.out_types)
+            return f"[{self._convert('r', narrow, False, c)} if n else r " \
+                f"for r, n in zip({expr}, ({flags},))]"
         dtypes = ", ".join(c.target.dtype(t.dtype) for t in c.out_types)
         return f"[{self.cast.format(x='r', dtype='d')} for r, d in zip({expr}, ({dtypes},))]"
 
@@ -197,4 +242,4 @@ class Target(RuleTable):
                                                  for o in self.self_fusing_options)
 
 
-__all__ = ["Target", "Widening"]
+__all__ = ["Reinterpreting", "Target", "Widening"]

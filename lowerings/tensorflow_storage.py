@@ -8,54 +8,24 @@ int4 under `jit_compile` returns [-4 -2 0 2 -4 5 0 0]), so a value of one of the
 carried as a uint8 tensor of its byte, ml_dtypes' bit pattern (the small integers and
 float4 in the low bits),
 and converted with integer ops (`tensorflow_storage_kernels.py`) from one description
-of each format (`FORMATS`). At the call boundary (`carried`) ml_dtypes arrays in are
-read as their bytes and bytes out are handed back as ml_dtypes arrays.
+of each format (`FORMATS`, shared with torch in `storage.py`). At the call boundary
+(`carried`) ml_dtypes arrays in are read as their bytes and bytes out are handed back
+as ml_dtypes arrays.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import astuple, dataclass
 from typing import Any
 
-import numpy as np
-
 from ivy_ir.core.module import Module
-from ivy_ir.core.rules import OpContext, literal, storage_int_value
-from ivy_ir.dialect.types import (
-    FLOATS,
-    STORAGE_FLOATS,
-    STORAGE_INT_BITS,
-    STORAGE_INTS,
-    numpy_dtype,
-)
+from ivy_ir.core.rules import OpContext, storage_int_value
+from ivy_ir.dialect.types import FLOATS, STORAGE_FLOATS, STORAGE_INT_BITS, STORAGE_INTS
 
-from .runtime import host_array
+from . import storage
+from .storage import FORMATS, to_bytes
+from .storage import fields as _fields
 
-
-@dataclass(frozen=True)
-class Format:
-    """A storage float's byte, as ml_dtypes lays it out: `exponent` and `mantissa`
-    field widths and the exponent `bias`; where NaN lives (`nan`: "ones", every
-    magnitude bit set; "negative_zero", the sign bit alone, so there is no -0.0;
-    "none", finite only, overflow saturating); whether there is a sign bit; whether
-    there is a zero (and subnormals: float8e8m0 has neither)."""
-
-    exponent: int
-    mantissa: int
-    bias: int
-    nan: str
-    signed: bool = True
-    zero: bool = True
-
-
-FORMATS = {
-    "float8_e4m3fnuz": Format(4, 3, 8, "negative_zero"),
-    "float8_e5m2fnuz": Format(5, 2, 16, "negative_zero"),
-    "float8_e8m0fnu": Format(8, 0, 127, "ones", signed=False, zero=False),
-    "float4_e2m1fn": Format(2, 1, 1, "none"),
-}
-"""The storage floats TF cannot convert, by the fields of their byte."""
 CARRIED = frozenset(FORMATS) | STORAGE_INTS
 """The storage dtypes carried as uint8 tensors of their byte."""
 DECODED = {"float32": "float32", "float64": "float64", "bfloat16": "bfloat16",
@@ -96,31 +66,10 @@ def astype(c: OpContext) -> str:
     return f"tf.cast({x}, {c.lit('dtype')})"
 
 
-def _fields(fmt: Format) -> str:
-    return ", ".join(literal(v) for v in astuple(fmt))
-
-
-def to_bytes(value: Any) -> np.ndarray:
-    """A carried dtype's array (NumPy or a TF tensor of TF's named dtype) as its bytes
-    (one per value, so any array's view is one)."""
-    return host_array(value).view(np.uint8)
-
-
 def carried(fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
     """`fn` reading inputs of carried dtypes as bytes and handing such results back as
-    ml_dtypes arrays; decided from the IR once, so other programs run `fn` itself."""
-    ins = {i for i, t in enumerate(module.inputs) if t.dtype in CARRIED}
-    outs = {i: numpy_dtype(t.dtype) for i, t in enumerate(module.outputs)
-            if t.dtype in CARRIED}
-    if not ins and not outs:
-        return fn
-    single = not module.returns_sequence and len(module.outputs) == 1
+    ml_dtypes arrays (`storage.carried`)."""
+    return storage.carried(fn, module, CARRIED)
 
-    def call(params: dict[str, Any], *inputs: Any) -> Any:
-        inputs = tuple(to_bytes(v) if i in ins else v for i, v in enumerate(inputs))
-        out = fn(params, *inputs)
-        if single:
-            return np.asarray(out).view(outs[0]) if outs else out
-        return tuple(np.asarray(v).view(outs[i]) if i in outs else v
-                     for i, v in enumerate(out))
-    return call
+
+__all__ = ["CARRIED", "FORMATS", "astype", "carried", "to_bytes"]

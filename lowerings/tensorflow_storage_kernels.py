@@ -4,7 +4,7 @@ floats TF has no kernels for, held as uint8 tensors of their byte (`tensorflow_s
 Both directions work on bit patterns with integer ops: TF flushes subnormal floats to
 zero in every kernel (casts included), and float8e8m0's least value, 2**-127, is a
 float32 subnormal. A format is given by its field widths and three rules (see
-`tensorflow_storage.Format`): `nan` is "ones" (NaN where every magnitude bit is set,
+`storage.Format`): `nan` is "ones" (NaN where every magnitude bit is set,
 no infinities), "negative_zero" (NaN as the sign bit alone, no -0.0 and no infinities)
 or "none" (finite only: overflow saturates); `signed` says whether the byte has a sign
 bit; `zero` whether the format has zero and subnormals (float8e8m0 has neither: its

@@ -38,12 +38,15 @@ from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
 
 from . import torch_control as C
 from . import torch_kernels as K
+from . import torch_storage_kernels as S
+from . import torch_unsigned_kernels as U
 from .emitter import Emission
 from .target import Target
 from .torch_fft import FFT_RULES
 from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
 from .torch_semantics import SEMANTIC_RULES, WIDENING
+from .torch_storage import CARRIED
 
 NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
          "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax",
@@ -66,6 +69,8 @@ def _device(em: Emission | None) -> str:
 def _constant(value: np.ndarray, em: Emission) -> str:
     # hoisted once on the CPU; a non-0-d constant follows the inputs to their device
     # (`.to` returns the tensor itself when it is already there)
+    if value.dtype.name in CARRIED:
+        value = value.view(np.uint8)
     if value.dtype.name == "bfloat16":  # torch cannot read it from NumPy; float32 is exact
         name = em.hoist(f"{em.array_expr(value.astype(np.float32))}.to(torch.bfloat16)")
     else:
@@ -375,11 +380,12 @@ TORCH_RULES: dict[str, Rule] = {
     **CONTROL_CALLS,
 }
 
-HELPERS = collect_helpers(K, C)
+HELPERS = collect_helpers(K, C, S, U)
 
 
 def _dtype(name: str) -> str:
-    return f"torch.{name}"
+    # the dtypes torch has no tensor for are carried as bytes (torch_storage.py)
+    return "torch.uint8" if name in CARRIED else f"torch.{name}"
 
 
 # in-place forms autograd has no derivative for (tests/test_pass_fuse.py sweeps the rest)

@@ -15,13 +15,19 @@ import torch
 
 from ivy_ir.core.module import Module
 from ivy_ir.dialect import IvyOp, TensorSpec, dtype_name
+from ivy_ir.dialect.types import numpy_dtype
 
 from .runtime import Runtime, copy_shared, host_array, nest
+from .storage import carried, to_bytes
 from .torch_autodiff import TorchAutodiff
+from .torch_storage import CARRIED
 
 
 def to_tensor(value: np.ndarray) -> torch.Tensor:
-    # torch cannot read ml_dtypes' arrays (bfloat16, float8): reinterpret their bits
+    # torch cannot read ml_dtypes' arrays (bfloat16, float8): reinterpret their bits;
+    # those of dtypes torch lacks stay bytes (torch_storage.py)
+    if value.dtype.name in CARRIED:
+        return torch.from_numpy(to_bytes(value).copy())
     if value.dtype.type.__module__ == "ml_dtypes":
         bits = np.dtype(f"uint{value.dtype.itemsize * 8}")
         return torch.from_numpy(value.view(bits).copy()).view(getattr(torch, value.dtype.name))
@@ -45,13 +51,16 @@ class TorchRuntime(TorchAutodiff, Runtime):
         return torch.compile(raw) if torch_compile else raw
 
     def native_dtype(self, name: str) -> Any:
-        return getattr(torch, name)
+        # a carried storage dtype comes as an ml_dtypes array (torch_storage.py)
+        return numpy_dtype(name) if name in CARRIED else getattr(torch, name)
 
     def is_native(self, value: Any) -> bool:
         return isinstance(value, torch.Tensor)
 
     def to_native(self, value: Any) -> Any:
         array = host_array(value)
+        if array.dtype.name in CARRIED:  # bytes at the call edge (`own_outputs`)
+            return array
         # torch would share a read-only buffer (a JAX array's) and warn: copy it
         return to_tensor(array if array.flags.writeable else array.copy())
 
@@ -99,7 +108,9 @@ class TorchRuntime(TorchAutodiff, Runtime):
     def own_outputs(self, fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
         """Eager torch returns a new tensor per call; a hoisted constant or a buffer
         returned as it is would be shared by every call (`clone` keeps autograd)."""
-        return copy_shared(fn, module, VIEW_OPS, torch.Tensor.clone)
+        own = copy_shared(fn, module, VIEW_OPS, torch.Tensor.clone)
+        return carried(own, module, CARRIED, torch.from_numpy,
+                       lambda t: t.detach().cpu().numpy())
 
 
 VIEW_OPS = frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "slice", "split",

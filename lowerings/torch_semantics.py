@@ -1,6 +1,6 @@
 """Where torch's own answer differs from the IR's meaning (docs/semantics.md), the
 torch rules that emit the correction; and `WIDENING`, how ops run in the unsigned
-dtypes torch has almost no kernels for.
+dtypes torch has almost no kernels for (uint16/uint32 in int64, uint64 on its bits).
 
 Each rule replaces the plain `torch.NAME` call of the op; the fused in-place path
 (`lowerings/fused.py`) leaves these ops out, since `Tensor.NAME_` would skip the fix.
@@ -12,7 +12,7 @@ from ivy_ir.core.rules import OpContext, Rule
 from ivy_ir.dialect import CONTROL
 from ivy_ir.dialect.types import FLOATS, INTS
 
-from .target import Widening
+from .target import Reinterpreting, Widening
 from .torch_storage import astype
 
 
@@ -63,7 +63,7 @@ SEMANTIC_RULES: dict[str, Rule] = {
 
 
 UNSIGNED_NATIVE = {
-    # torch 2.13 (CPU) runs these in uint16/uint32 (measured): casts, copies, views,
+    # torch 2.13 (CPU) runs these in uint16/uint32/uint64 (measured): casts, copies, views,
     # creation, indexing reads, equality, multiply, the and/or/xor bits and sorting.
     # Control-flow ops only carry values (their bodies' ops decide for themselves), and a
     # bitcast reads the bits as they are: neither may ever be widened.
@@ -82,7 +82,19 @@ UNSIGNED_NATIVE = {
 }
 """op -> None, or when (by its attributes), torch runs it in uint16/uint32 natively."""
 
-WIDENING = Widening(dtypes={"uint16": "int64", "uint32": "int64"}, native=UNSIGNED_NATIVE,
-                    cast="{x}.to({dtype})")
+UINT64 = Reinterpreting(
+    dtypes=frozenset({"uint64"}), view="{x}.view({dtype})", key="({x} ^ -(2 ** 63))",
+    ordered=frozenset({"less", "less_equal", "greater", "greater_equal", "maximum", "minimum",
+                       "min", "max", "argmax", "argmin", "top_k", "max_pool"}),
+    rules={"abs": "{x}", "relu": "{x}", "sign": "({x} != 0).to(torch.int64)",
+           "floor_divide": _by_zero("divide_unsigned", "divide_unsigned"),
+           "remainder": _by_zero("remainder_unsigned", "remainder_unsigned"),
+           "bitwise_right_shift": "shift_right_unsigned({x}, {y})",
+           "pow": "pow_unsigned({x}, {y})"})
+"""uint64 has no wider dtype: its ops compute on the bits read as int64, orders on keys,
+and these rules (kernels in `torch_unsigned_kernels.py`) where signedness matters."""
+
+WIDENING = Widening(dtypes={"uint16": "int64", "uint32": "int64", "uint64": "int64"},
+                    native=UNSIGNED_NATIVE, cast="{x}.to({dtype})", same_width=UINT64)
 """Every other op in uint16/uint32 computes in int64 and casts back (wrapping, as NumPy);
-uint64 has no wider dtype, so its gaps stay `unsupported=torch:uint64` in ops.spec."""
+in uint64, on the same bits (`UINT64`)."""
