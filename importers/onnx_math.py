@@ -127,6 +127,16 @@ def _cast_like(c: Ctx, x: Any, like: Any, saturate: int = 1, round_mode: str = "
     return lowprec.cast(c, x, c.spec(like).dtype, saturate, round_mode)
 
 
+def _bit_cast(c: Ctx, x: Any, to: int) -> Any:
+    """The same bits read as another dtype of the same width. bool's byte is 0 or 1,
+    so from bool it is the cast; into bool only bytes 0 and 1 are meaningful, which
+    the cast reads the same way."""
+    src, dst = c.spec(x).dtype, c.dtype(to)
+    if "bool" in (src, dst):
+        return c.emit("astype", x, dtype=dst)
+    return c.emit("bitcast", x, dtype=dst)
+
+
 def _clip(c: Ctx, x: Any, low: Any = None, high: Any = None) -> Any:
     """max(x, low) then min(.., high): with low > high every element is `high`, as
     ONNX specifies."""
@@ -214,7 +224,8 @@ TABLE: dict[str, Rule] = {
     **{k: _binary(v) for k, v in BINARY.items()},
     **{k: _variadic(v) for k, v in VARIADIC.items()},
     "Div": _div, "Mod": _mod, "Pow": _pow, "Mean": _mean, "BitShift": _bit_shift,
-    "IsInf": _is_inf, "Cast": _cast, "CastLike": _cast_like, "Clip": _clip,
+    "IsInf": _is_inf, "Cast": _cast, "CastLike": _cast_like, "BitCast": _bit_cast,
+    "Clip": _clip,
     "Gemm": _gemm, "Einsum": _einsum, "Where": _where, "Swish": _swish,
 }
 """ONNX op_type -> rule for the math family."""
