@@ -6,7 +6,10 @@ the 1-based index `t` of this update of that leaf, and its moments), so one loop
 (`gradient_descent_update`, `adam_update`, `lamb_update`, `lars_update`) and the
 optimizer classes (`SGD`, `Adam`, `AdamW`, `LAMB`, `LARS`) alike, over a `Container`
 or one array, on whichever framework holds the weights (NumPy included: no autodiff
-is needed). A leaf whose gradient is None (an integer leaf) is left as it is.
+is needed). A leaf whose gradient is None (an integer leaf) is left as it is. The
+elementwise rules (SGD, Adam, AdamW) run once over the small leaves joined end to end
+on NumPy and torch (`fused_updates.py`): the same numbers, a dozen dispatches per step
+instead of a dozen per leaf.
 
 The classes keep their moments per key chain, not per array object, because a training
 step replaces every array (`model.v = optimizer.step(model.v, grads)`); the new
@@ -28,6 +31,7 @@ from typing import Any
 
 import ivy
 
+from . import fused_updates as fused
 from .container import Container, leaves_of, rebuilt
 from .gradients import autodiff_of, updated
 
@@ -135,11 +139,14 @@ def _lars_step(w: Array, g: Array, lr: Any, t: int, *buffer: Array, momentum: fl
 
 @dataclass(frozen=True)
 class _Rule:
-    """A leaf update `update(w, g, lr, t, *moments) -> (new_w, *new_moments)` and the
-    names of its moments (zeros before a leaf's first update)."""
+    """A leaf update `update(w, g, lr, t, *moments) -> (new_w, *new_moments)`, the
+    names of its moments (zeros before a leaf's first update), and whether it is
+    elementwise (no norm over the leaf), which lets small leaves share one update
+    (`fused_updates.py`)."""
 
     update: Callable[..., tuple[Any, ...]]
     moments: tuple[str, ...]
+    elementwise: bool = True
 
 
 def _sgd_rule(momentum: float, nesterov: bool, weight_decay: float) -> _Rule:
@@ -154,14 +161,15 @@ def _adam_rule(beta1: float, beta2: float, epsilon: float, weight_decay: float) 
 
 def _lamb_rule(beta1: float, beta2: float, epsilon: float, weight_decay: float) -> _Rule:
     return _Rule(partial(_lamb_step, beta1=beta1, beta2=beta2, epsilon=epsilon,
-                         weight_decay=weight_decay), ("mw", "vw"))
+                         weight_decay=weight_decay), ("mw", "vw"), elementwise=False)
 
 
 def _lars_rule(momentum: float, nesterov: bool, weight_decay: float,
                trust_coefficient: float, epsilon: float) -> _Rule:
     return _Rule(partial(_lars_step, momentum=momentum, nesterov=nesterov,
                          weight_decay=weight_decay, trust_coefficient=trust_coefficient,
-                         epsilon=epsilon), ("momentum_buffer",) if momentum else ())
+                         epsilon=epsilon), ("momentum_buffer",) if momentum else (),
+                 elementwise=False)
 
 
 # ---- the one loop over leaves ----
@@ -194,20 +202,33 @@ def _apply_rule(rule: _Rule, flat_w: dict[str, Any], flat_g: dict[str, Any], lr:
     values = [*flat_w.values(), *flat_g.values()]
     runtime = autodiff_of(values, "ivy.stop_gradient")
     scope, cut = runtime.unrecorded(values)
+
+    def seen(x: Any) -> Any:
+        return runtime.stop_gradient(x) if cut else x
+
     with scope:
+        counts = {kc: state[0] for kc, state in states.items()}
+        joins = rule.elementwise and runtime.name in fused.JOINED_ON
+        for kcs in fused.groups(flat_w, flat_g, counts) if joins else ():
+            count = counts.get(kcs[0], 0)
+            none = (None,) * len(rule.moments)
+            news, parts = fused.update(
+                rule.update, [seen(flat_w[kc]) for kc in kcs], [seen(flat_g[kc]) for kc in kcs],
+                lr, count + 1, [states.get(kc, (0, none))[1] for kc in kcs])
+            for kc, new, moments in zip(kcs, news, parts):
+                new_w[kc] = updated(runtime, flat_w[kc], new, cut)
+                new_states[kc] = (count + 1, moments)
         for kc, w in flat_w.items():
             g = flat_g[kc]
-            if g is None:
-                new_w[kc] = w
+            if kc in new_w or g is None:
                 continue
             count, moments = states.get(kc, (0, (None,) * len(rule.moments)))
-            moments = tuple(ivy.zeros_like(w) if m is None else m for m in moments)
-            seen_w, seen_g = ((runtime.stop_gradient(w), runtime.stop_gradient(g)) if cut
-                              else (w, g))
-            out = rule.update(seen_w, seen_g, lr, count + 1, *moments)
+            moments = tuple(ivy.zeros_like(w) if m is None else fused.plain(m)
+                            for m in moments)
+            out = rule.update(seen(w), seen(g), lr, count + 1, *moments)
             new_w[kc] = updated(runtime, w, out[0], cut)
             new_states[kc] = (count + 1, tuple(out[1:]))
-    return new_w, new_states
+    return {kc: new_w.get(kc, w) for kc, w in flat_w.items()}, new_states
 
 
 def _functional(caller: str, rule: _Rule, ws: Tree, dcdws: Tree, lr: LearningRate,
@@ -222,7 +243,7 @@ def _functional(caller: str, rule: _Rule, ws: Tree, dcdws: Tree, lr: LearningRat
               for name, tree in zip(rule.moments, moments)]
     states = {kc: (step - 1, tuple(m[kc] for m in flat_m)) for kc in flat_w}
     new_w, new_states = _apply_rule(rule, flat_w, flat_g, _lr_at(lr, step), states)
-    out_m = [{kc: new_states.get(kc, states[kc])[1][i] for kc in flat_w}
+    out_m = [{kc: fused.plain(new_states.get(kc, states[kc])[1][i]) for kc in flat_w}
              for i in range(len(flat_m))]
     return (rebuilt(ws, new_w.values()), *(rebuilt(ws, m.values()) for m in out_m))
 
@@ -310,7 +331,8 @@ class Optimizer:
         out = Container(step_count=self.step_count,
                         counts=Container.unflatten({kc: s[0] for kc, s in self._leaves.items()}))
         for i, name in enumerate(self._rule.moments):
-            out[name] = Container.unflatten({kc: s[1][i] for kc, s in self._leaves.items()})
+            out[name] = Container.unflatten({kc: fused.plain(s[1][i])
+                                             for kc, s in self._leaves.items()})
         return out
 
     def set_state(self, state: Mapping[str, Any]) -> None:
