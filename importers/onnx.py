@@ -37,6 +37,7 @@ from . import (
     onnx_ml,
     onnx_nn,
     onnx_nn_flex,
+    onnx_optional,
     onnx_quant,
     onnx_random,
     onnx_reduce,
@@ -47,14 +48,15 @@ from . import (
     onnx_training,
 )
 from .common import ImportBuilder, Rule, Unmapped, merge_tables
-from .onnx_ctx import Seq, elem_dtype
+from .onnx_ctx import Opt, Seq, elem_dtype
 from .onnx_dims import declared_dims, dim_names, requested_dims
+from .onnx_optional import form, leaves
 from .onnx_sequence import SequenceCall
 from .onnx_walk import MISSING, Upgrade, Walker, output_value
 
 FAMILIES = (onnx_math, onnx_reduce, onnx_shape, onnx_index, onnx_control, onnx_loss,
             onnx_quant, onnx_random, onnx_rotary, onnx_spectral, onnx_training, onnx_ml,
-            onnx_nn, onnx_nn_flex, onnx_sequence)
+            onnx_nn, onnx_nn_flex, onnx_sequence, onnx_optional)
 """The operator family modules, each with `TABLE` and optionally `UPGRADES` and
 `DOMAIN` (the operator domain its table serves; the default domain when absent)."""
 
@@ -119,7 +121,8 @@ def import_program(model: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any
     types are used. An example given as a Python value (a list of ints, a number) rather
     than an array fixes that input at import: it is no input of the program, and rules
     that need a known shape, axes or bounds can read it. A sequence-typed input's
-    example is a list of arrays, one IR input each (`onnx_sequence`).
+    example is a list of arrays, one IR input each (`onnx_sequence`); an optional
+    input's is None for an empty one, else its tensor or list (`onnx_optional`).
 
     Input dims the model names with a `dim_param` stay symbolic (`{ivy.dims}`), whatever
     size the examples have: the model's author asked for them to be free, and one
@@ -140,8 +143,13 @@ def import_program(model: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any
     inputs = [i for i in graph.input if i.name not in inits]
     examples = _examples(inputs, tuple(args), dict(kwargs or {}))
     given = bool(args or kwargs)
+    optional = [i.name for i in inputs if i.type.HasField("optional_type")]
+    if optional and not given:
+        raise TypeError(f"ONNX input '{optional[0]}' is optional: whether it holds a value "
+                        "is known only when the model is called; pass example inputs "
+                        "(None for an empty optional)")
     symbolic = _symbolic(inputs, dynamic, given)
-    if given and any(i.type.HasField("sequence_type") for i in inputs):
+    if optional or given and any(i.type.HasField("sequence_type") for i in inputs):
         symbolic = {}  # a program per call structure (`onnx_sequence`): dims static
     try:
         module = _import(proto, file, inputs, examples, symbolic, name)
@@ -175,8 +183,13 @@ def _import(proto: Any, file: str, inputs: list[Any], examples: list[Any],
     graph = proto.graph
     specs, bad, static, dims = {}, {}, {}, {}
     sequences: dict[str, tuple[int, str | None]] = {}
+    optional = {i.name for i in inputs if i.type.HasField("optional_type")}
     for info, example in zip(inputs, examples):
         named = symbolic.get(info.name, {})
+        if info.name in optional:
+            if example is None:
+                continue  # empty: no program input
+            info = type(info)(name=info.name, type=info.type.optional_type.elem_type)
         try:
             if info.type.HasField("sequence_type"):
                 elements = _sequence_inputs(info, example)
@@ -202,9 +215,13 @@ def _import(proto: Any, file: str, inputs: list[Any], examples: list[Any],
             walker.bind_input(info.name, next(args), dims[info.name])
     for input_name, array in static.items():
         walker.root.bind(input_name, array)
+    for input_name in optional:  # what the call passes, held (None: empty)
+        walker.root.bind(input_name, Opt(walker.root.values.get(input_name)))
     for input_name, detail in bad.items():
         walker.report(f"input '{input_name}' ({detail})", "graph")
         walker.root.bind(input_name, MISSING)
+    kept = [i.name for i in inputs if i.name not in static]
+    slots = tuple(form(walker.root.get(n)) for n in kept)
     for tensor in graph.initializer:
         walker.root.bind(tensor.name, walker.initializer(tensor))
     walker.walk(graph, walker.root)
@@ -212,12 +229,11 @@ def _import(proto: Any, file: str, inputs: list[Any], examples: list[Any],
     for out in graph.output:
         try:
             value = walker.root.get(out.name)
-            items = value.items if isinstance(value, Seq) else (value,)
-            outs += [output_value(builder, v, out.name) for v in items]
-            shapes.append(len(items) if isinstance(value, Seq) else None)
+            outs += [output_value(builder, v, out.name) for v in leaves(value)]
+            shapes.append(form(value))
         except Unmapped as exc:
             walker.report(f"output {exc.detail}", "graph")
-    structured = bool(sequences) or any(n is not None for n in shapes)
+    structured = bool(sequences or optional) or any(n is not None for n in shapes)
     try:
         module = builder.finish(outs, len(graph.output) != 1 or structured, name)
     except UnsupportedOpsError as exc:
@@ -225,9 +241,7 @@ def _import(proto: Any, file: str, inputs: list[Any], examples: list[Any],
             raise StaticInputsError(exc, sorted(walker.static_wanted)) from None
         raise
     if structured:
-        kept = [i.name for i in inputs if i.name not in static]
-        module.tree = SequenceCall(tuple(kept), tuple(
-            sequences[n][0] if n in sequences else None for n in kept), tuple(shapes))
+        module.tree = SequenceCall(tuple(kept), slots, tuple(shapes))
     return module
 
 
@@ -254,8 +268,10 @@ def _examples(inputs: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
         raise TypeError(f"keyword input(s) {', '.join(unknown)} name no remaining model "
                         f"input; inputs: {', '.join(names)}")
     given = list(args) + [kwargs.get(n) for n in names[len(args):]]
-    if args or kwargs:
-        absent = [n for n, a in zip(names, given) if a is None]
+    if args or kwargs:  # None is an empty optional, which must still be passed
+        passed = set(names[:len(args)]) | set(kwargs)
+        absent = [i.name for i, a in zip(inputs, given) if a is None and (
+            i.name not in passed or not i.type.HasField("optional_type"))]
         if absent:
             raise TypeError(f"no example input for {', '.join(absent)}")
     return given

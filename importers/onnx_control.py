@@ -25,7 +25,8 @@ from xdsl.ir import SSAValue
 from ivy_ir.core.control import emit_cond, emit_scan, emit_while
 
 from .common import Rule, Unmapped
-from .onnx_ctx import Ctx, Seq, Value
+from .onnx_ctx import Ctx, Value
+from .onnx_optional import form, leaves, rebuild
 
 
 def _yielded(c: Ctx, values: Sequence[Value]) -> list[SSAValue]:
@@ -42,31 +43,32 @@ def _scalar(c: Ctx, value: Any, dtype: str) -> Any:
 
 
 def _if(c: Ctx, cond: Any, then_branch: Any, else_branch: Any) -> list[Value]:
-    """A traced condition is an `ivy.cond`; a branch output that is a sequence is
-    yielded as its tensors, so both branches must give sequences of one length there."""
+    """A traced condition is an `ivy.cond`; a branch output that is a sequence or an
+    optional is yielded as its tensors, so both branches must give sequences of one
+    length and optionals of one presence there, else the condition is needed at import
+    (`NotKnown`: the ONNX backend then compiles per its value)."""
     known = c.known(cond)
     if known is not None:
         return c.subgraph(then_branch if bool(known.ravel()[0]) else else_branch, [])
     pred = c.operand(_scalar(c, cond, "bool"))
     where = c.b.graph.location
-    shapes: list[list[Seq | None]] = []
+    results: list[list[Value]] = []
 
     def branch(graph: Any) -> Any:
         def body(_: list[SSAValue]) -> list[SSAValue]:
             try:
                 values = c.subgraph(graph, [])
-                shapes.append([v if isinstance(v, Seq) else None for v in values])
-                if len(shapes) == 2 and [s and len(s.items) for s in shapes[0]] != [
-                        s and len(s.items) for s in shapes[1]]:
-                    raise Unmapped("its branches give sequences of different lengths")
-                return _yielded(c, [t for v in values for t in (
-                    v.items if isinstance(v, Seq) else (v,))])
+                results.append(values)
+                if len(results) == 2 and [form(v) for v in results[0]] != [
+                        form(v) for v in values]:
+                    c.static(cond, "the condition (its branches give sequences of "
+                             "different lengths or optionals of different presence)")
+                return _yielded(c, [t for v in values for t in leaves(v)])
             finally:
                 c.b.at(where)
         return body
     flat = iter(emit_cond(c.b.graph, pred, [], branch(then_branch), branch(else_branch)))
-    return [next(flat) if s is None else Seq(tuple(next(flat) for _ in s.items), s.dtype)
-            for s in shapes[0]]
+    return [rebuild(v, flat) for v in results[0]]
 
 
 def _loop(c: Ctx, trip: Any = None, cond: Any = None, *initial: Any, body: Any) -> list[Value]:

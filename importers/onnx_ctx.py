@@ -63,7 +63,17 @@ class Seq:
     dtype: str | None = None
 
 
-Value = SSAValue | np.ndarray | Sizes | Seq | None
+@dataclass(frozen=True)
+class Opt:
+    """An ONNX optional, held at import as what it holds: a tensor value, a `Seq`, or
+    None when empty. The IR has no optional type; whether one holds a value is known
+    when the model is imported, or for a graph input when it is called
+    (`onnx_optional.py`)."""
+
+    value: Any = None
+
+
+Value = SSAValue | np.ndarray | Sizes | Seq | Opt | None
 
 
 def elem_dtype(elem_type: int) -> str:
@@ -89,8 +99,8 @@ def tensor_array(tensor: Any) -> np.ndarray:
 
 def decode_attrs(node: Any) -> dict[str, Any]:
     """The node's attributes as Python values: ints, floats, str, lists of those, a
-    NumPy array for a tensor, a `GraphProto` for a graph (lists of graphs/tensors as
-    lists). Only attributes the node sets; no schema defaults."""
+    NumPy array for a tensor, a `GraphProto` for a graph, a `TypeProto` for a type
+    (lists of graphs/tensors as lists). Only attributes the node sets; no schema defaults."""
     from onnx import AttributeProto  # lazy: `import ivy_ir` must not load onnx
 
     kinds: dict[int, Callable[[Any], Any]] = {
@@ -104,6 +114,7 @@ def decode_attrs(node: Any) -> dict[str, Any]:
         AttributeProto.STRINGS: lambda a: [s.decode("utf-8", "replace") for s in a.strings],
         AttributeProto.TENSORS: lambda a: [tensor_array(t) for t in a.tensors],
         AttributeProto.GRAPHS: lambda a: list(a.graphs),
+        AttributeProto.TYPE_PROTO: lambda a: a.tp,
     }
     out: dict[str, Any] = {}
     for attr in node.attribute:

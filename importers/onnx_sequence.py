@@ -11,7 +11,8 @@ inputs it depends on (`Ctx.static`), like any value the registry needs at import
 Sequences cross the program's edge flattened: a sequence-typed graph input given as a
 list of n arrays is n IR inputs, a sequence output as many results as it has tensors,
 and `SequenceCall` (the program's `Module.tree`) turns a call's lists into those flat
-inputs and the flat results back into lists; another length is another program.
+inputs and the flat results back into lists; another length is another program (an
+optional's presence is decided the same way: `onnx_optional`).
 A `Loop` carrying a sequence is reported: each iteration may change the sequence's
 length, which no region op can carry, and loops are never unrolled at import
 (DESIGN.md). `rule_for` sends a sequence reaching any other operator to the report.
@@ -27,6 +28,7 @@ import numpy as np
 
 from .common import Rule, Unmapped
 from .onnx_ctx import Ctx, Seq
+from .onnx_optional import ABSENT, Form
 
 
 def _items(seq: Any) -> tuple[Any, ...]:
@@ -180,33 +182,38 @@ def rule_for(op_type: str, domain: str, inputs: Sequence[Any]) -> Rule | None:
 
 @dataclass(frozen=True)
 class SequenceCall:
-    """A program's call with sequences (`Module.tree`): `inputs` and `outputs` hold,
-    per program input (graph inputs fixed at import left out) and per graph output,
-    None for a tensor or the length of a sequence; `names` the inputs' names, for
-    keyword calls. The program's own inputs and results are those tensors in order."""
+    """A program's call with sequences or optionals (`Module.tree`): `inputs` and
+    `outputs` hold, per program input (graph inputs fixed at import left out) and per
+    graph output, its `onnx_optional.Form`: None for a tensor, the length of a
+    sequence, `ABSENT` for an empty optional (None in the call); `names` the inputs'
+    names, for keyword calls. The program's own inputs and results are those tensors
+    in order."""
 
     names: tuple[str, ...]
-    inputs: tuple[int | None, ...]
-    outputs: tuple[int | None, ...]
+    inputs: tuple[Form, ...]
+    outputs: tuple[Form, ...]
 
     def flatten(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any] | None:
-        """The tensors of a call in program order; None for other sequence lengths."""
+        """The tensors of a call in program order; None for another structure (other
+        sequence lengths, an optional's other presence)."""
         values = list(args) + [kwargs[n] for n in self.names[len(args):] if n in kwargs]
         if len(values) != len(self.inputs) or len(args) + len(kwargs) != len(values):
             return None
         flat: list[Any] = []
         for value, n in zip(values, self.inputs):
             listed = isinstance(value, (list, tuple))
-            if listed != (n is not None) or (listed and len(value) != n):
+            if (value is None) != (n == ABSENT) or listed != isinstance(n, int) or (
+                    listed and len(value) != n):
                 return None
-            flat += list(value) if listed else [value]
+            flat += list(value) if listed else [] if value is None else [value]
         return flat
 
     def unflatten(self, outs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """The graph's outputs, a sequence as a list; one output alone, else a tuple."""
+        """The graph's outputs, a sequence as a list, an empty optional as None; one
+        output alone, else a tuple."""
         flat = iter(outs if isinstance(outs, (tuple, list)) else (outs,))
-        grouped = [next(flat) if n is None else [next(flat) for _ in range(n)]
-                   for n in self.outputs]
+        grouped = [None if n == ABSENT else next(flat) if n is None else
+                   [next(flat) for _ in range(n)] for n in self.outputs]
         return grouped[0] if len(grouped) == 1 else tuple(grouped)
 
     def examples(self, args: tuple[Any, ...], kwargs: dict[str, Any]

@@ -30,7 +30,7 @@ from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.symbolic import SymbolicError
 
-from . import onnx_sequence, onnx_sizes
+from . import onnx_optional, onnx_sequence, onnx_sizes
 from .common import ImportBuilder, Rule, Unmapped
 from .onnx_ctx import Constants, Ctx, Deferred, NotKnown, Value, decode_attrs, tensor_array
 from .onnx_dim_flow import SymShapes
@@ -210,8 +210,10 @@ class Walker:
                 inputs, attrs = upgrade(list(inputs), dict(attrs), opset)
                 inputs = [v.make(ctx) if isinstance(v, Deferred) else v for v in inputs]
         # shape arithmetic on a symbolic shape value has its own rules (`onnx_sizes`),
-        # as have sequences reaching operators that also take tensors (`onnx_sequence`)
+        # as have optionals and sequences reaching operators that also take tensors
+        # (`onnx_optional`, `onnx_sequence`)
         rule = (None if domain else onnx_sizes.rule_for(node.op_type, inputs)) \
+            or onnx_optional.rule_for(node.op_type, domain, inputs) \
             or onnx_sequence.rule_for(node.op_type, domain, inputs) \
             or self.tables[domain][node.op_type]
         unknown = _unknown_attrs(rule, attrs)

@@ -85,10 +85,11 @@ class LazyCompiled:
 
 
 def _structured(value: Any) -> bool:
-    """What a program with a call structure (`Module.tree`: ONNX sequences, KV caches)
-    takes besides arrays: lists and tuples of them, an empty one too."""
-    return is_array(value) or (isinstance(value, (list, tuple)) and
-                               all(_structured(v) for v in value))
+    """What a program with a call structure (`Module.tree`: ONNX sequences and
+    optionals, KV caches) takes besides arrays: lists and tuples of them, an empty one
+    too, and None (an empty ONNX optional)."""
+    return value is None or is_array(value) or (
+        isinstance(value, (list, tuple)) and all(_structured(v) for v in value))
 
 
 def signature_of(value: Any, dynamic: frozenset[int] = frozenset()) -> Any:

@@ -7,8 +7,9 @@ optimized, lowered to one target and run there.
 model compiles on its first run, per input signature (ONNX models often leave the
 batch dimension symbolic; inputs whose values the import needs, such as a `Reshape`'s
 shape given as a graph input, are part of the signature by value; a sequence input,
-a list of arrays, by its length and its tensors' types), and answers with NumPy arrays
-in graph-output order, a sequence output as a list of them.
+a list of arrays, by its length and its tensors' types; an optional input by whether
+it is None, empty), and answers with NumPy arrays in graph-output order, a sequence
+output as a list of them, an empty optional output as None.
 For the conformance harness, `backend(target, skip_unsupported=True)` turns the
 importer's `UnsupportedOpsError` (operators or attribute uses the registry cannot
 express) into `unittest.SkipTest` with that report as the reason, so a failure always
@@ -53,13 +54,16 @@ class PreparedModel(BackendRep):
         arguments, since the registry takes them as attributes."""
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """The outputs in graph order: arrays, a sequence output as a list of arrays."""
-        values = [[np.asarray(t) for t in x] if isinstance(x, list) else np.asarray(x)
+        """The outputs in graph order: arrays, a sequence output as a list of arrays, an
+        empty optional output as None."""
+        values = [[np.asarray(t) for t in x] if isinstance(x, list) else
+                  None if x is None else np.asarray(x)
                   for x in _ordered(inputs, self.input_names)]
         while True:
             # a sequence input (a list) is part of the signature by its tensors' types,
-            # so each length compiles its own program (`importers.onnx_sequence`)
-            fixed = [n in self._static and not isinstance(a, list)
+            # so each length compiles its own program (`importers.onnx_sequence`), as
+            # each presence of an optional input does (None: empty)
+            fixed = [n in self._static and isinstance(a, np.ndarray)
                      for n, a in zip(self.input_names, values)]
             args = [a.tolist() if f else a for f, a in zip(fixed, values)]
             key = tuple(signature_of(a) for a in args)
@@ -80,8 +84,8 @@ class PreparedModel(BackendRep):
         out = compiled(*(a for f, a in zip(fixed, args) if not f))
         single = len(self.model.graph.output) == 1
         outs = (out,) if single or not isinstance(out, (tuple, list)) else out
-        return tuple([host_array(t) for t in o] if isinstance(o, list) else host_array(o)
-                     for o in outs)
+        return tuple([host_array(t) for t in o] if isinstance(o, list) else
+                     None if o is None else host_array(o) for o in outs)
 
     def _unsupported(self, exc: UnsupportedOpsError) -> NoReturn:
         if self.skip_unsupported:
