@@ -154,12 +154,19 @@ def test_core_ops_at_the_edges(name: str, dtype: str, target: str) -> None:
 
 
 def test_a_target_without_the_kernel_says_so() -> None:
-    x = np.arange(4, dtype=np.uint64)
+    x = (np.eye(3) * 2).astype(np.float16)
     with pytest.raises(LoweringError) as err:
-        ivy_ir.compile(lambda a: F.sum(F.add(a, a)), "torch", args=(x,))
+        ivy_ir.compile(lambda a: F.det(F.cholesky(a)), "jax", args=(x,))
     text = str(err.value)
-    assert "torch target cannot run" in text
-    assert "ivy.add in uint64" in text and "ivy.sum in uint64" in text  # all at once
+    assert "jax target cannot run" in text
+    assert "ivy.cholesky in float16" in text and "ivy.det in float16" in text  # all at once
+
+
+def test_torch_runs_uint64_on_its_bits() -> None:
+    """torch has no uint64 kernels for these: they run on the int64 view of the bits."""
+    x = np.array([1, 2**63 + 5, 2**64 - 1, 7], np.uint64)
+    got = ivy_ir.compile(lambda a: F.sum(F.add(a, a)), "torch", args=(x,))(x)
+    np.testing.assert_array_equal(np.asarray(got), np.sum(x + x))
 
 
 @pytest.mark.parametrize("target", TARGETS)
