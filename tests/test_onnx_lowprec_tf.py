@@ -111,8 +111,9 @@ def _sweep() -> np.ndarray:
     return np.concatenate([near, -near])
 
 
-@pytest.mark.parametrize(("src", "name"), _pairs(WRITE_FROM, (*NAMES, "int4", "uint4")))
-def test_values_write(src: str, name: str) -> None:
+def written_values(src: str) -> np.ndarray:
+    """The values of dtype `src` to write into a storage dtype: the float sweep, every
+    code of a storage int, integers around the small ones' wrap points."""
     with np.errstate(all="ignore"):
         if "float" in src:
             x = _sweep().astype(numpy_dtype(src))
@@ -120,12 +121,16 @@ def test_values_write(src: str, name: str) -> None:
                 # the edges of int32 (ml_dtypes reads float64 into int2 directly)
                 edges = [2.0**31 - 1, 2.0**31 - 0.5, 2.0**31, -2.0**31 - 0.5, 2.0**25 + 1]
                 x = np.concatenate([x, x * (1 + 2.0**-25), x * (1 - 2.0**-25), edges])
-        elif src in STORAGE_INTS:
-            x = _every_code(src)
-        else:
-            x = np.array([0, 1, -1, 2, 3, -2, 5, -7, 100, 255, -128, 2**20 + 3, 2**40 + 5])
-            x = x.astype(numpy_dtype(src))
-    _agree(src, name, x)
+            return x
+        if src in STORAGE_INTS:
+            return _every_code(src)
+        x = np.array([0, 1, -1, 2, 3, -2, 5, -7, 100, 255, -128, 2**20 + 3, 2**40 + 5])
+        return x.astype(numpy_dtype(src))
+
+
+@pytest.mark.parametrize(("src", "name"), _pairs(WRITE_FROM, (*NAMES, "int4", "uint4")))
+def test_values_write(src: str, name: str) -> None:
+    _agree(src, name, written_values(src))
 
 
 @pytest.mark.parametrize("name", ["float8_e8m0fnu", "float4_e2m1fn", "int2", "int4", "uint4"])

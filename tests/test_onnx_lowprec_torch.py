@@ -12,11 +12,18 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_onnx_lowprec_tf import READ_INTO, WRITE_FROM, _bits, _cast, _every_code, _pairs, _sweep
+from test_onnx_lowprec_tf import (
+    READ_INTO,
+    WRITE_FROM,
+    _bits,
+    _cast,
+    _every_code,
+    _pairs,
+    written_values,
+)
 
 import ivy_ir
 from ivy_ir.dialect.dtypes import numpy_dtype
-from ivy_ir.dialect.types import STORAGE_INTS
 from lowerings.runtime import host_array
 from lowerings.torch_storage import CARRIED
 
@@ -40,17 +47,7 @@ def test_every_code_reads(name: str, dst: str) -> None:
 
 @pytest.mark.parametrize(("src", "name"), _pairs((*WRITE_FROM, "int4", "uint4", "int2"), NAMES))
 def test_values_write(src: str, name: str) -> None:
-    with np.errstate(all="ignore"):
-        if "float" in src:
-            x = _sweep().astype(numpy_dtype(src))
-            if src == "float64":  # beside the float64 -> float32 rounding's ties
-                x = np.concatenate([x, x * (1 + 2.0**-25), x * (1 - 2.0**-25)])
-        elif src in STORAGE_INTS:
-            x = _every_code(src)
-        else:
-            x = np.array([0, 1, -1, 2, 3, -2, 5, -7, 100, 255, -128, 2**20 + 3, 2**40 + 5])
-            x = x.astype(numpy_dtype(src))
-    _agree(src, name, x)
+    _agree(src, name, written_values(src))
 
 
 def test_call_boundary_buffers_and_constants() -> None:

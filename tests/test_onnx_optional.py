@@ -21,6 +21,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 from onnx_cases import make_model, tensor_info  # noqa: E402
+from test_onnx_sequence import _same  # noqa: E402
 
 import ivy_ir  # noqa: E402
 from ivy_ir.core.errors import UnsupportedOpsError  # noqa: E402
@@ -144,21 +145,6 @@ def _reference(model: Any, inputs: list[Any], case: str = "") -> list[Any]:
         return EXPECTED[case](*inputs)
     names = [i.name for i in model.graph.input]
     return ReferenceEvaluator(model).run(None, dict(zip(names, inputs)))
-
-
-def _same(got: Any, expected: Any) -> None:
-    """Equal values: a sequence as a list of equal arrays, an empty optional as None."""
-    if expected is None:
-        assert got is None
-        return
-    if isinstance(expected, list):
-        assert isinstance(got, list) and len(got) == len(expected)
-        for g, e in zip(got, expected):
-            _same(g, e)
-        return
-    got = np.asarray(got)
-    assert got.dtype == expected.dtype and got.shape == expected.shape
-    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("target", TARGETS)
