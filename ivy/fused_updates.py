@@ -8,7 +8,7 @@ elementwise rule does the same arithmetic on every element wherever it sits, so
 running it once over the concatenation of several leaves gives each of them its own
 update bit for bit; torch.optim's `foreach` kernels and apex's multi-tensor apply
 batch small tensors for the same reason. Leaves are joined when they share their
-dtypes and their update count (the bias correction's t) and are small
+dtypes, their device and their update count (the bias correction's t) and are small
 (`FUSED_BELOW`): on a large leaf the dispatch is noise, and joining would only copy.
 Only where reshapes and slices are views (`JOINED_ON`).
 
@@ -60,12 +60,13 @@ def plain(moment: Any) -> Any:
 def groups(flat_w: Mapping[str, Any], flat_g: Mapping[str, Any],
            counts: Mapping[str, int]) -> list[list[str]]:
     """The key chains to update together: groups of two or more small leaves with a
-    gradient, the same dtypes and the same update count, in the weights' order."""
+    gradient, the same dtypes, device and update count, in the weights' order."""
     found: dict[tuple[Any, ...], list[str]] = {}
     for kc, w in flat_w.items():
         g = flat_g[kc]
         if g is not None and math.prod(w.shape) < FUSED_BELOW:
-            found.setdefault((w.dtype, g.dtype, counts.get(kc, 0)), []).append(kc)
+            key = (w.dtype, g.dtype, getattr(w, "device", None), counts.get(kc, 0))
+            found.setdefault(key, []).append(kc)
     return [kcs for kcs in found.values() if len(kcs) > 1]
 
 
