@@ -19,8 +19,9 @@ from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import numpy_dtype
 
 from .runtime import Runtime, host_array, nest
+from .storage import to_bytes
 from .tensorflow_autodiff import TensorFlowAutodiff
-from .tensorflow_storage import CARRIED, carried, to_bytes
+from .tensorflow_storage import CARRIED, carried
 
 
 class TensorFlowRuntime(TensorFlowAutodiff, Runtime):

@@ -23,7 +23,7 @@ from ivy_ir.core.rules import OpContext, storage_int_value
 from ivy_ir.dialect.types import FLOATS, STORAGE_FLOATS, STORAGE_INT_BITS, STORAGE_INTS
 
 from . import storage
-from .storage import FORMATS, to_bytes
+from .storage import FORMATS
 from .storage import fields as _fields
 
 CARRIED = frozenset(FORMATS) | STORAGE_INTS
@@ -72,4 +72,4 @@ def carried(fn: Callable[..., Any], module: Module) -> Callable[..., Any]:
     return storage.carried(fn, module, CARRIED)
 
 
-__all__ = ["CARRIED", "FORMATS", "astype", "carried", "to_bytes"]
+__all__ = ["CARRIED", "astype", "carried"]

@@ -22,7 +22,8 @@ ml_dtypes = pytest.importorskip("ml_dtypes")
 import ivy_ir  # noqa: E402
 from ivy_ir.dialect.dtypes import numpy_dtype  # noqa: E402
 from ivy_ir.dialect.types import DTYPES, STORAGE_INTS  # noqa: E402
-from lowerings.tensorflow_storage import CARRIED, FORMATS  # noqa: E402
+from lowerings.storage import FORMATS  # noqa: E402
+from lowerings.tensorflow_storage import CARRIED  # noqa: E402
 
 NAMES = sorted(CARRIED)
 READ_INTO = ("float32", "float64", "float16", "bfloat16", "int32", "int8", "uint8", "bool",
