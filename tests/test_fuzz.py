@@ -78,13 +78,20 @@ def _spin() -> None:
         pass
 
 
+def _busy(seconds: float) -> None:
+    """Work (not sleep) for `seconds` of this thread's CPU time, which SLOW measures."""
+    start = time.thread_time()
+    while time.thread_time() - start < seconds:
+        pass
+
+
 def test_harness_reports_internal_errors_and_slow_stages(monkeypatch: pytest.MonkeyPatch,
                                                          tmp_path: Path) -> None:
     harness = fuzz.Harness(targets=(), out=tmp_path)
     harness._timed("parse", "x = 1", lambda: {}["missing"], (ivy_ir.IRError,))
     harness._timed("lower:numpy", "y", lambda: None.shape, fuzz.LOWER_USER_ERRORS)  # type: ignore[attr-defined]
     monkeypatch.setattr(fuzz, "allowed_s", lambda text: 0.01)
-    harness._timed("ivy-opt", "z", lambda: time.sleep(0.05), (ivy_ir.IRError,))
+    harness._timed("ivy-opt", "z", lambda: _busy(0.05), (ivy_ir.IRError,))
     monkeypatch.setattr(fuzz, "HANG_S", 0.2)
     harness._timed("parse", "w", _spin, (ivy_ir.IRError,))
     assert [f.split(": ")[:2] for f in harness.failures] == [
