@@ -31,6 +31,7 @@ from ivy_ir.dialect.types import numpy_dtype
 
 from . import (
     onnx_control,
+    onnx_data_shaped,
     onnx_index,
     onnx_loss,
     onnx_math,
@@ -45,6 +46,7 @@ from . import (
     onnx_sequence,
     onnx_shape,
     onnx_spectral,
+    onnx_strings,
     onnx_training,
 )
 from .common import ImportBuilder, Rule, Unmapped, merge_tables
@@ -54,9 +56,9 @@ from .onnx_optional import form, leaves
 from .onnx_sequence import SequenceCall
 from .onnx_walk import MISSING, Upgrade, Walker, output_value
 
-FAMILIES = (onnx_math, onnx_reduce, onnx_shape, onnx_index, onnx_control, onnx_loss,
-            onnx_quant, onnx_random, onnx_rotary, onnx_spectral, onnx_training, onnx_ml,
-            onnx_nn, onnx_nn_flex, onnx_sequence, onnx_optional)
+FAMILIES = (onnx_math, onnx_reduce, onnx_shape, onnx_index, onnx_data_shaped, onnx_control,
+            onnx_loss, onnx_quant, onnx_random, onnx_rotary, onnx_spectral, onnx_training, onnx_ml,
+            onnx_nn, onnx_nn_flex, onnx_sequence, onnx_optional, onnx_strings)
 """The operator family modules, each with `TABLE` and optionally `UPGRADES` and
 `DOMAIN` (the operator domain its table serves; the default domain when absent)."""
 

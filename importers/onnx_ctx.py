@@ -42,13 +42,13 @@ ELEM_TYPES: dict[int, str] = {
     9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64", 14: "complex64",
     15: "complex128", 16: "bfloat16", 17: "float8_e4m3fn", 18: "float8_e4m3fnuz",
     19: "float8_e5m2", 20: "float8_e5m2fnuz", 21: "uint4", 22: "int4", 23: "float4_e2m1fn",
-    24: "float8_e8m0fnu", 25: "uint2", 26: "int2",
+    24: "float8_e8m0fnu", 25: "uint2", 26: "int2", 8: "string",
 }
 """ONNX `TensorProto.DataType` -> registry dtype (the float8/float4/int4/int2 ones are
-the registry's storage dtypes). The others (string, float6) have no registry type: a
-node or input using one is reported, never guessed."""
+the registry's storage dtypes; STRING its text dtype). The others (float6) have no
+registry type: a node or input using one is reported, never guessed."""
 
-ELEM_NAMES: dict[int, str] = {0: "undefined", 8: "string", 27: "float6e2m3", 28: "float6e3m2"}
+ELEM_NAMES: dict[int, str] = {0: "undefined", 27: "float6e2m3", 28: "float6e3m2"}
 """Names of the ONNX element types the registry lacks, for the report."""
 
 
@@ -94,7 +94,11 @@ def tensor_array(tensor: Any) -> np.ndarray:
     if tensor.data_location == TensorProto.EXTERNAL:
         # only ONNX's loader, given the model's path, may read (checked) external files
         raise Unmapped("its data is in an external file; load the model from its path")
-    return np.asarray(numpy_helper.to_array(tensor)).astype(numpy_dtype(dtype), copy=False)
+    array = np.asarray(numpy_helper.to_array(tensor))
+    if dtype == "string":  # ONNX's reader gives UTF-8 bytes; the IR's text is `str`
+        return np.vectorize(lambda b: b.decode("utf-8", "replace") if isinstance(b, bytes)
+                            else b, otypes=[object])(array) if array.size else array.astype(object)
+    return array.astype(numpy_dtype(dtype), copy=False)
 
 
 def decode_attrs(node: Any) -> dict[str, Any]:

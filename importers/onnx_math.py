@@ -20,6 +20,7 @@ from ivy_ir.dialect.types import FLOATS, INTS
 from . import onnx_lowprec as lowprec
 from .common import Rule, Unmapped, spec_of
 from .onnx_ctx import Ctx, Deferred
+from .onnx_strings import with_text
 
 UNARY: dict[str, str] = {
     "Abs": "abs", "Acos": "acos", "Acosh": "acosh", "Asin": "asin", "Asinh": "asinh",
@@ -34,11 +35,12 @@ UNARY: dict[str, str] = {
 BINARY: dict[str, str] = {
     "Add": "add", "Sub": "subtract", "Mul": "multiply", "And": "logical_and",
     "Or": "logical_or", "Xor": "logical_xor", "BitwiseAnd": "bitwise_and",
-    "BitwiseOr": "bitwise_or", "BitwiseXor": "bitwise_xor", "Equal": "equal",
+    "BitwiseOr": "bitwise_or", "BitwiseXor": "bitwise_xor",
     "Less": "less", "LessOrEqual": "less_equal", "Greater": "greater",
     "GreaterOrEqual": "greater_equal", "MatMul": "matmul",
 }
-"""Broadcasting binary operators on operands of one dtype (MatMul: NumPy's matmul)."""
+"""Broadcasting binary operators on operands of one dtype (MatMul: NumPy's matmul;
+`Equal`, which also compares strings, is in `TABLE`)."""
 
 VARIADIC: dict[str, str] = {"Sum": "add", "Max": "maximum", "Min": "minimum"}
 """Operators over any number of inputs, broadcast together, folded pairwise."""
@@ -227,6 +229,7 @@ TABLE: dict[str, Rule] = {
     "IsInf": _is_inf, "Cast": _cast, "CastLike": _cast_like, "BitCast": _bit_cast,
     "Clip": _clip,
     "Gemm": _gemm, "Einsum": _einsum, "Where": _where, "Swish": _swish,
+    "Equal": with_text(_binary("equal"), "string_equal"),
 }
 """ONNX op_type -> rule for the math family."""
 

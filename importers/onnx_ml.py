@@ -1,8 +1,9 @@
 """Operators of ONNX's `ai.onnx.ml` domain that are array arithmetic -> ivy ops.
 
-The domain's model operators (tree ensembles, SVMs, label and string encoders) need
-types or data-dependent control the registry does not have and stay reported; the
-two plain array operators map exactly.
+The domain's model operators (tree ensembles, SVMs, string encoders) need types or
+data-dependent control the registry does not have and stay reported; the two plain
+array operators map exactly, and LabelEncoder with string keys through the text ops
+(`onnx_strings.label_encoder`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from .common import Rule
 from .onnx_ctx import Ctx
+from .onnx_strings import label_encoder
 
 DOMAIN = "ai.onnx.ml"
 """The ONNX operator domain this family's table serves."""
@@ -34,5 +36,6 @@ def _array_feature_extractor(c: Ctx, x: Any, indices: Any) -> Any:
 
 TABLE: dict[str, Rule] = {
     "Binarizer": _binarizer, "ArrayFeatureExtractor": _array_feature_extractor,
+    "LabelEncoder": label_encoder,
 }
 """op_type (domain `ai.onnx.ml`) -> rule."""

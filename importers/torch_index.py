@@ -2,9 +2,9 @@
 
 Integer index tensors may be negative in torch; constant ones are normalized at import
 time, others with one `where`. A boolean index gives a result whose size depends on the
-mask's values, so it imports only when the mask is a constant (its `nonzero` is then
-known); assignments through a boolean mask (`x[mask] = v`) keep x's shape and become a
-`where` for any mask.
+mask's values: a constant mask's `nonzero` is known at import, another one's is an
+`ivy.argwhere` whose `?` rows index the gather; assignments through a boolean mask
+(`x[mask] = v`) keep x's shape and become a `where` for any mask.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from xdsl.ir import SSAValue
 from ivy_ir.dialect.types import INT64_MAX
 
 from .common import Rule, Unmapped, size_value, spec_of
-from .torch_ctx import Ctx, DataDependent
+from .torch_ctx import Ctx
 
 
 def _normalized(c: Ctx, idx: SSAValue, x: SSAValue, axis: int) -> SSAValue:
@@ -43,11 +43,12 @@ def _items(c: Ctx, x: SSAValue, indices: list[Any]) -> list[SSAValue | None]:
             continue
         if spec_of(idx).dtype in ("bool", "uint8"):
             mask = c.known(idx)
-            if mask is None:
-                raise DataDependent("indexing with a boolean mask tensor (x[mask]) gives a "
-                                    "result whose size depends on the mask's values; use "
-                                    "torch.where(mask, x, 0) or x.masked_fill(~mask, 0)")
-            items += [c.const(a.astype(np.int64), "int64") for a in np.nonzero(mask)]
+            if mask is not None:
+                items += [c.const(a.astype(np.int64), "int64") for a in np.nonzero(mask)]
+                continue
+            rows = c.emit("argwhere", idx)  # (count, mask rank): `?` rows
+            items += [c.emit("take", rows, c.const(np.int64(j), "int64"), axis=1)
+                      for j in range(spec_of(idx).rank)]
             continue
         items.append(_normalized(c, idx, x, len(items)))
     return items

@@ -1,4 +1,5 @@
-"""ATen reductions, scans, norms, softmax and sorting onto ivy ops.
+"""ATen reductions, scans, norms, softmax, sorting and the selections whose size the data
+decides (`nonzero`, `masked_select`, `unique`) onto ivy ops.
 
 Sums, products, means and scans compute in the dtype torch gives the result (int and
 bool sums accumulate in int64); `max.dim`-style ops return (values, indices) pairs.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from xdsl.ir import SSAValue
 
 from .common import Rule, Unmapped, spec_of
@@ -136,6 +138,27 @@ def _topk(c: Ctx, x: SSAValue, k: int, dim: int = -1, largest: bool = True,
     return c.emit_all("top_k", x, k=k, axis=dim, largest=largest)
 
 
+def _unique(c: Ctx, x: SSAValue, dim: int | None, return_inverse: bool,
+            return_counts: bool) -> list[SSAValue]:
+    """`torch.unique`: ascending whatever `sorted` says (torch's unsorted order is its
+    hash table's, which no other target has); an output not asked for is empty."""
+    rank = spec_of(x).rank
+    values, _, inverse, counts = c.emit_all("unique", x, axis=None if dim is None
+                                            else dim % rank, sorted=True)
+    if dim is None:
+        inverse = c.emit("reshape", inverse, shape=list(spec_of(x).shape))
+    empty = c.emit("zeros", shape=[0], dtype="int64")
+    return [values, inverse if return_inverse else empty, counts if return_counts else empty]
+
+
+def _masked_select(c: Ctx, x: SSAValue, mask: SSAValue) -> SSAValue:
+    xs, ms = spec_of(x).shape, spec_of(mask).shape
+    shape = list(np.broadcast_shapes(xs, ms))
+    x = x if list(xs) == shape else c.emit("broadcast_to", x, shape=shape)
+    mask = mask if list(ms) == shape else c.emit("broadcast_to", mask, shape=shape)
+    return c.emit("gather_nd", x, c.emit("argwhere", mask))
+
+
 REDUCE: dict[str, Rule] = {
     "sum": _reduce("sum"),
     "mean": _reduce("mean"),
@@ -162,6 +185,13 @@ REDUCE: dict[str, Rule] = {
     "sort": _sort,
     "argsort": _argsort,
     "topk": _topk,
+    # a count only the values decide: the program's `?` rows (docs/onnx.md)
+    "nonzero": lambda c, x: c.emit("argwhere", x),
+    "masked_select": _masked_select,
+    "_unique2": lambda c, x, sorted=True, return_inverse=False, return_counts=False:
+        _unique(c, x, None, return_inverse, return_counts),
+    "unique_dim": lambda c, x, dim, sorted=True, return_inverse=False, return_counts=False:
+        _unique(c, x, dim, return_inverse, return_counts),
     "softmax": _softmax("softmax"),
     "_softmax": _softmax("softmax"),
     "log_softmax": _softmax("log_softmax"),

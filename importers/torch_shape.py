@@ -18,7 +18,7 @@ from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INT64_MAX
 
 from .common import Rule, Unmapped, spec_of
-from .torch_ctx import Ctx, TensorScalar, promote_types
+from .torch_ctx import Ctx, DataDependent, TensorScalar, promote_types
 
 
 def _identity(c: Ctx, x: Any, *args: Any, **kwargs: Any) -> Any:
@@ -45,6 +45,8 @@ def _native_dropout(c: Ctx, x: SSAValue, p: float, train: bool | None) -> list[S
 
 def _reshape(c: Ctx, x: SSAValue, *args: Any, **kwargs: Any) -> SSAValue:
     shape = list(c.out_sizes)
+    if shape.count(None) == 1:  # a count only the data decides (rows of x[mask]): solved
+        shape[shape.index(None)] = -1
     return x if list(spec_of(x).shape) == shape else c.emit("reshape", x, shape=shape)
 
 
@@ -304,6 +306,18 @@ IDENTITY = ("clone", "contiguous", "alias", "detach", "detach_", "lift_fresh_cop
 RESHAPE = ("view", "reshape", "_unsafe_view", "flatten", "unflatten", "view_as", "reshape_as",
            "squeeze", "unsqueeze", "ravel", "atleast_1d", "atleast_2d", "atleast_3d")
 
+
+def _static_size(dims: tuple[int | None, ...]) -> int:
+    """The element count of static `dims`. Without `dynamic=` a `?` dim is a count only
+    the data decides (the rows of `x[mask]`, `torch.nonzero`): the program's shape
+    arithmetic cannot read it, so using it is refused rather than guessed."""
+    if None in dims:
+        raise DataDependent("the size of a result whose length depends on the data (the "
+                            "rows of x[mask] or torch.nonzero) is used as a number; only "
+                            "tensor ops may consume such a result")
+    return int(np.prod(dims))
+
+
 SHAPE: dict[str, Rule] = {
     **{k: _identity for k in IDENTITY},
     **{k: _reshape for k in RESHAPE},
@@ -366,8 +380,8 @@ SHAPE: dict[str, Rule] = {
     "linspace": _linspace,
     "eye": _eye,
     "copy": _copy,
-    "sym_size.int": lambda c, x, dim: spec_of(x).shape[dim],
-    "sym_numel": lambda c, x: int(np.prod(spec_of(x).shape)),
+    "sym_size.int": lambda c, x, dim: _static_size((spec_of(x).shape[dim],)),
+    "sym_numel": lambda c, x: _static_size(spec_of(x).shape),
     "item": lambda c, x: TensorScalar(x),
     "_local_scalar_dense": lambda c, x: TensorScalar(x),
 }

@@ -12,7 +12,9 @@ it is None, empty), and answers with NumPy arrays in graph-output order, a seque
 output as a list of them, an empty optional output as None.
 For the conformance harness, `backend(target, skip_unsupported=True)` turns the
 importer's `UnsupportedOpsError` (operators or attribute uses the registry cannot
-express) into `unittest.SkipTest` with that report as the reason, so a failure always
+express) and the lowering's `UnsupportedDtypeError` (a dtype the registry declares the
+target unable to run, such as text on torch and JAX) into `unittest.SkipTest` with that
+report as the reason, so a failure always
 means a wrong answer or a crash on a model we claim to support; users calling the
 backend get the error itself.
 """
@@ -35,6 +37,7 @@ from lowerings.runtime import host_array
 from .api import compile as compile_program
 from .compiled import Compiled
 from .core.errors import UnsupportedOpsError
+from .core.rules import UnsupportedDtypeError
 from .lazy import signature_of
 
 
@@ -78,7 +81,7 @@ class PreparedModel(BackendRep):
                 if not new:
                     self._unsupported(exc)
                 self._static |= new  # retried with these fixed at import
-            except UnsupportedOpsError as exc:
+            except (UnsupportedOpsError, UnsupportedDtypeError) as exc:
                 self._unsupported(exc)
         compiled = self._compiled[key]
         out = compiled(*(a for f, a in zip(fixed, args) if not f))
@@ -87,7 +90,7 @@ class PreparedModel(BackendRep):
         return tuple([host_array(t) for t in o] if isinstance(o, list) else
                      None if o is None else host_array(o) for o in outs)
 
-    def _unsupported(self, exc: UnsupportedOpsError) -> NoReturn:
+    def _unsupported(self, exc: UnsupportedOpsError | UnsupportedDtypeError) -> NoReturn:
         if self.skip_unsupported:
             raise unittest.SkipTest(str(exc)) from None
         raise exc

@@ -12,7 +12,7 @@ from xdsl.utils.exceptions import VerifyException
 from ivy_ir.core.decompose import DECOMPOSITIONS, decompose_ops
 from ivy_ir.core.errors import IRError
 from ivy_ir.core.module import Module
-from ivy_ir.core.rules import LoweringError
+from ivy_ir.core.rules import LoweringError, UnsupportedDtypeError
 from ivy_ir.dialect import IvyOp, TensorSpec
 from ivy_ir.dialect.ops import location_text
 from ivy_ir.dialect.types import WIDE
@@ -120,7 +120,9 @@ def _load(work: Module, tgt: Target, runtime: Runtime, fn_name: str, options: di
         exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
         native = runtime.arrange(runtime.params(values, trainable), work)
     raw = namespace[fn_name]
-    return source, raw, runtime.wrap(raw, wide=wide, **options), native
+    data_shaped = any(op.SPEC.has("data_shaped") for op in work.entry.walk()
+                      if isinstance(op, IvyOp))
+    return source, raw, runtime.wrap(raw, wide=wide, data_shaped=data_shaped, **options), native
 
 
 def _has_64_bits(module: Module) -> bool:
@@ -145,9 +147,9 @@ def check_supported(module: Module, target: str) -> None:
             problems.append(f"  ivy.{op.SPEC.name} in {', '.join(bad)} at {where} "
                             f"(ops.spec line {op.SPEC.line})")
     if problems:
-        raise LoweringError(f"the {target} target cannot run these ops in these dtypes:\n"
-                            + "\n".join(problems))
+        raise UnsupportedDtypeError(f"the {target} target cannot run these ops in these "
+                                    "dtypes:\n" + "\n".join(problems))
 
 
-__all__ = ["TARGETS", "LoweringError", "Lowered", "Target", "check_supported", "get_runtime",
-           "get_target", "lower"]
+__all__ = ["TARGETS", "LoweringError", "Lowered", "Target", "UnsupportedDtypeError",
+           "check_supported", "get_runtime", "get_target", "lower"]

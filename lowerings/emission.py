@@ -154,3 +154,11 @@ _BARE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
 def calls(code: str, helpers: Any) -> set[str]:
     """The helpers `code` calls by bare name (`conv(...)`, not `F.conv(...)`)."""
     return {n for n in _BARE_CALL.findall(code) if n in helpers}
+
+
+_BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+
+
+def names(code: str, helpers: Any) -> set[str]:
+    """The helpers `code` names: calls, and functions handed on (`jax.jit(helper)`)."""
+    return {n for n in _BARE_NAME.findall(code) if n in helpers}

@@ -33,10 +33,11 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError
-from ivy_ir.dialect import SPECS, FusedOp, IvyOp, TensorSpec, YieldOp
+from ivy_ir.dialect import SPECS, FusedOp, IvyOp, OpSpec, TensorSpec, YieldOp
 from ivy_ir.dialect.symbolic import PREFIX
+from ivy_ir.dialect.types import CLASS_MEMBERS
 
-from .emission import Emission, assign, calls, name, op_expr
+from .emission import Emission, assign, name, names, op_expr
 from .fused import emit_expressions
 from .target import Target
 
@@ -215,13 +216,13 @@ def _overwritable(dead: SSAValue, op: IvyOp, target: Target) -> bool:
 
 
 def _closure(target: Target, used: set[str]) -> set[str]:
-    """The helpers `used` names, and the helpers those call, transitively."""
+    """The helpers `used` names, and the helpers those name, transitively."""
     todo, seen = list(used), set()
     while todo:
         h = todo.pop()
         if h not in seen:
             seen.add(h)
-            todo += calls(_helper_source(target.helpers[h]), target.helpers)
+            todo += names(_helper_source(target.helpers[h]), target.helpers)
     return seen
 
 
@@ -231,9 +232,16 @@ def _helper_source(fn: Callable[..., Any]) -> str:
 
 
 def missing_rules(target: Target, decomposable: set[str]) -> list[str]:
-    """Registry ops with neither a rule nor a decomposition on this target."""
+    """Registry ops with neither a rule nor a decomposition on this target. An op the
+    registry declares unsupported on the target in every dtype it takes (the text ops
+    on torch and JAX) needs none: compiling it is refused before anything is emitted."""
     return sorted(n for n in SPECS if n not in target.rules and n not in decomposable
-                  and n != "constant")
+                  and n != "constant" and not _never_runs(SPECS[n], target.name))
+
+
+def _never_runs(spec: OpSpec, target: str) -> bool:
+    gaps = spec.unsupported.get(target, frozenset())
+    return any(CLASS_MEMBERS[a.dtype_class] <= gaps for a in spec.operands)
 
 
 __all__ = ["LoweringError", "Target", "emit_source", "missing_rules"]

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ivy_ir.core import resample
+from ivy_ir.core import boxes, resample
 from ivy_ir.core.numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
 from ivy_ir.core.numpy_fft import FFT_API_RULES
 from ivy_ir.core.rules import (
@@ -41,6 +41,7 @@ from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
 from . import jax_control as C
+from . import jax_data_kernels as D
 from . import jax_kernels as K
 from .jax_autodiff import JaxAutodiff
 from .jax_nn import NN_RULES, out_dtype
@@ -193,9 +194,13 @@ class JaxRuntime(JaxAutodiff, Runtime):
             stack.enter_context(jax.enable_x64(True))
         return stack
 
-    def wrap(self, raw: Callable[..., Any], wide: bool = False,
+    def wrap(self, raw: Callable[..., Any], wide: bool = False, data_shaped: bool = False,
              **options: Any) -> Callable[..., Any]:
-        jitted = jax.jit(raw)
+        """Under `jax.jit`, unless a size depends on the data (`argwhere`, `unique`):
+        then op by op, each jax call compiled by JAX's own dispatch, as `jnp.nonzero`
+        runs outside `jit`; inputs become JAX arrays first, as `jit` makes them."""
+        jitted = jax.jit(raw) if not data_shaped else \
+            lambda *args: raw(*jax.tree_util.tree_map(jnp.asarray, args))
         if not wide:
             return jitted
 
@@ -234,7 +239,7 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", array="jnp.asarray",
                 hoists=True,
-                helpers=collect_helpers(K, resample, C),
+                helpers=collect_helpers(K, resample, C, D, boxes),
                 imports="import math\n\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
                         "from jax import lax\nfrom jax.extend.random import threefry2x32_p\n")
 RUNTIME = JaxRuntime()

@@ -23,7 +23,7 @@ from .target import Target
 
 TARGET = Target(
     **{f.name: getattr(REFERENCE, f.name) for f in dataclasses.fields(RuleTable)},
-    imports="import math\n\nimport numpy as np\n",
+    imports="import math\nimport re\n\nimport numpy as np\n",
     # the ufunc calls (they take out=)
     inplace_ops=frozenset(native_names(PLAIN_ELEMENTWISE, NAMES)),
     fresh_ops=frozenset({"astype", "where", "erf", "rsqrt", "cbrt", "lgamma", "digamma",

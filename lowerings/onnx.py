@@ -26,7 +26,7 @@ from xdsl.ir import Block, Region
 from ivy_ir.core.decompose import DECOMPOSITIONS, decompose_ops
 from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError
-from ivy_ir.dialect import COMPOSITE, FusedOp, IvyOp, TensorSpec
+from ivy_ir.dialect import COMPOSITE, SPECS, FusedOp, IvyOp, TensorSpec
 from ivy_ir.dialect.ops import location_text
 from ivy_ir.dialect.types import COMPLEX
 
@@ -59,8 +59,12 @@ REFUSED: dict[str, str] = {
     **dict.fromkeys(("complex", "fftn", "rfft", "irfft"),
                     "onnxruntime has no complex tensors (ONNX's DFT holds a complex signal as "
                     "real (re, im) pairs, a form the IR's complex values are not exported in)"),
+    **dict.fromkeys((n for n, s in SPECS.items() if any(a.dtype_class == "text"
+                                                        for a in s.operands)),
+                    "the exporter writes no STRING tensors yet (ONNX's own text operators "
+                    "would take them)"),
 }
-"""Ops with no exact ONNX form at all."""
+"""Ops with no exact ONNX form at all (the text ops: none exported yet)."""
 
 NO_FLOAT64: dict[str, str] = {"det": "Det"}
 """Ops onnxruntime has no float64 kernel for, and no exact rewrite here (float64 `conv`,

@@ -274,6 +274,39 @@ def _top_k(c: OnnxContext) -> list[str]:
     return [values, idx if c.out_types[1].dtype == "int64" else c.b.cast(idx, c.out_types[1].dtype)]
 
 
+def _argwhere(c: OnnxContext) -> str:
+    """NonZero gives the indices as (rank, count); a float NaN is nonzero in both."""
+    x = c.x if c.x_type.dtype == "bool" else c.b.cast(c.x, "bool")
+    if c.x_type.rank:
+        return c.node("Transpose", [c.node("NonZero", [x])], perm=[1, 0])
+    # onnxruntime reads a 0-d x as one element, indexed along one axis; that column goes
+    rows = c.node("Transpose", [c.node("NonZero", [c.node("Reshape", [x, c.b.ints([1])])])],
+                  perm=[1, 0])
+    return c.node("Slice", [rows, c.b.ints([0]), c.b.ints([0]), c.b.ints([1])])
+
+
+UNIQUE_DTYPES = frozenset({"float32", "float64", "int64", "int8"})
+"""The dtypes onnxruntime's Unique kernel takes; the others are widened exactly first."""
+
+
+def _unique(c: OnnxContext) -> list[str]:
+    dtype = c.x_type.dtype
+    wide = dtype if dtype in UNIQUE_DTYPES else "int8" if dtype == "bool" else \
+        "float32" if dtype in FLOATS else "int64"
+    x = c.x if wide == dtype else c.b.cast(c.x, wide)
+    outs = c.node("Unique", [x], 4, axis=c.attrs.get("axis"), sorted=int(c.attrs["sorted"]))
+    return [outs[0] if wide == dtype else c.b.cast(outs[0], dtype), *outs[1:]]
+
+
+def _non_max_suppression(c: OnnxContext) -> str:
+    a = c.attrs
+    inputs = [c.args["boxes"], c.args["scores"], c.b.ints([a["max_output_boxes_per_class"]]),
+              c.b.const(np.array([a["iou_threshold"]], np.float32))]
+    if a.get("score_threshold") is not None:
+        inputs.append(c.b.const(np.array([a["score_threshold"]], np.float32)))
+    return c.node("NonMaxSuppression", inputs, center_point_box=int(a["center_point_box"]))
+
+
 def _diagonal(c: OnnxContext) -> str:
     """The two axes moved last and merged; the diagonal's flat positions gathered."""
     a1, a2, off, rank = c.attrs["axis1"], c.attrs["axis2"], c.attrs["offset"], c.x_type.rank
@@ -323,6 +356,9 @@ SHAPE_RULES: dict[str, OnnxRule] = {
     "sort": _sort(indices=False),
     "argsort": _sort(indices=True),
     "top_k": _top_k,
+    "argwhere": _argwhere,
+    "unique": _unique,
+    "non_max_suppression": _non_max_suppression,
     "diagonal": _diagonal,
     "det": lambda c: c.node("Det", [c.x]),
     "embedding": lambda c: c.node("Gather", [c.args["weight"], c.args["indices"]], axis=0),

@@ -146,7 +146,8 @@ class Runtime(NoAutodiff):
 
 def host_array(value: Any) -> np.ndarray:
     """Any framework's array as a NumPy array: a torch tensor leaves autograd and its
-    device first (`np.asarray` refuses both); the others convert through `__array__`."""
+    device first (`np.asarray` refuses both); the others convert through `__array__`,
+    TF's text decoded from UTF-8 bytes into `str`."""
     if isinstance(value, np.ndarray):
         return value
     if type(getattr(value, "dtype", None)).__name__ == "KeyTy":
@@ -163,7 +164,11 @@ def host_array(value: Any) -> np.ndarray:
         if name == "bfloat16" or name in STORAGE:  # NumPy knows them through ml_dtypes
             bits = value.view(getattr(sys.modules["torch"], f"uint{value.itemsize * 8}"))
             return bits.numpy().view(numpy_dtype(name))
-    return np.asarray(value)
+    array = np.asarray(value)
+    if array.dtype == object and array.size and isinstance(array.flat[0], bytes):
+        # TF's text is UTF-8 bytes; the IR's `string` elements are `str` (as NumPy's)
+        return np.vectorize(lambda b: b.decode("utf-8"), otypes=[object])(array)
+    return array
 
 
 def nest(flat: dict[str, Any]) -> dict[str, Any]:

@@ -13,9 +13,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ivy_ir.core import resample
+from ivy_ir.core import boxes, resample
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
+    DATA_KERNEL_CALLS,
     LAYER_KERNEL_CALLS,
     PLAIN_REDUCTIONS,
     OpContext,
@@ -29,10 +30,12 @@ from ivy_ir.dialect import dtype_name
 from ivy_ir.dialect.types import COMPLEX, INTS, STORAGE, UNSIGNED
 
 from . import tensorflow_control as C
+from . import tensorflow_data_kernels as D
 from . import tensorflow_fft_kernels as FFT
 from . import tensorflow_kernels as K
 from . import tensorflow_nn_kernels as NN
 from . import tensorflow_storage_kernels as S
+from . import tensorflow_strings as T
 from .emitter import Emission
 from .target import Target
 from .tensorflow_fft import FFT_RULES
@@ -40,6 +43,7 @@ from .tensorflow_nn import NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
 from .tensorflow_semantics import SEMANTIC_RULES
 from .tensorflow_storage import CARRIED, astype
+from .tensorflow_strings import STRING_RULES
 
 NAMES = {"floor_divide": "floordiv", "remainder": "floormod",
          "bitwise_left_shift": "tf.bitwise.left_shift",
@@ -367,14 +371,19 @@ TF_RULES: dict[str, Rule] = {
     "sort": _sort,
     "argsort": _sort,
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
+    # TF's Where takes no 0-d condition: a 1-element one gives the (count, 0) result
+    "argwhere": lambda c: f"tf.where({c.args['x']})" if c.in_types['x'].rank else
+    f"tf.where(tf.reshape({c.args['x']}, [1]))[:, :0]",
+    **DATA_KERNEL_CALLS,
     "embedding": "tf.nn.embedding_lookup({weight}, {indices})",
     **FFT_RULES,
     **NN_RULES,
     **SEMANTIC_RULES,
     **CONTROL_CALLS,
+    **STRING_RULES,
 }
 
-HELPERS = collect_helpers(K, NN, resample, C, FFT, S)
+HELPERS = collect_helpers(K, NN, resample, C, FFT, S, D, T, boxes)
 XLA_RULES = {"conv": LAYER_KERNEL_CALLS["conv"].replace("{layout})", "{layout}, shifted=True)")}
 """Under XLA (`jit_compile=True`) a depthwise convolution runs as shifted multiply-adds:
 XLA's CPU depthwise kernel is ~30x slower than TF's own (a 7x7 over 40 channels at

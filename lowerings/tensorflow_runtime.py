@@ -15,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from ivy_ir.core.module import Module
+from ivy_ir.core.rules import LoweringError
 from ivy_ir.dialect import TensorSpec, dtype_name
 from ivy_ir.dialect.types import numpy_dtype
 
@@ -35,7 +36,12 @@ class TensorFlowRuntime(TensorFlowAutodiff, Runtime):
                 for k, v in values.items()}
 
     def wrap(self, raw: Callable[..., Any], jit_compile: bool = False,
-             **options: Any) -> Callable[..., Any]:
+             data_shaped: bool = False, **options: Any) -> Callable[..., Any]:
+        if jit_compile and data_shaped:
+            raise LoweringError("jit_compile=True: XLA needs every size when it compiles, "
+                                "and this program has ops whose result sizes depend on the "
+                                "data (argwhere, unique, non_max_suppression, text splits); "
+                                "compile it without jit_compile")
         return tf.function(raw, jit_compile=jit_compile, autograph=False)
 
     def native_dtype(self, name: str) -> Any:

@@ -21,8 +21,10 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
+from ivy_ir.core import boxes
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
+    DATA_KERNEL_CALLS,
     PLAIN_ELEMENTWISE,
     PLAIN_REDUCTIONS,
     OpContext,
@@ -37,6 +39,7 @@ from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
 
 from . import torch_control as C
+from . import torch_data_kernels as D
 from . import torch_kernels as K
 from . import torch_storage_kernels as S
 from . import torch_unsigned_kernels as U
@@ -372,6 +375,8 @@ TORCH_RULES: dict[str, Rule] = {
     "sort": "torch.sort({x}, dim={axis}, descending={descending}, stable=True).values",
     "argsort": "torch.argsort({x}, dim={axis}, descending={descending}, stable=True)",
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
+    "argwhere": "torch.argwhere({x})",
+    **DATA_KERNEL_CALLS,
     "embedding": lambda c: f"F.embedding({_long(c, 'indices')}, {c.args['weight']})",
     "logsumexp": _reduce("torch.logsumexp"),
     **FFT_RULES,
@@ -380,7 +385,7 @@ TORCH_RULES: dict[str, Rule] = {
     **CONTROL_CALLS,
 }
 
-HELPERS = collect_helpers(K, C, S, U)
+HELPERS = collect_helpers(K, C, S, U, D, boxes)
 
 
 def _dtype(name: str) -> str:

@@ -85,7 +85,7 @@ UNSIGNED_NATIVE = {
 UINT64 = Reinterpreting(
     dtypes=frozenset({"uint64"}), view="{x}.view({dtype})", key="({x} ^ -(2 ** 63))",
     ordered=frozenset({"less", "less_equal", "greater", "greater_equal", "maximum", "minimum",
-                       "min", "max", "argmax", "argmin", "top_k", "max_pool"}),
+                       "min", "max", "argmax", "argmin", "top_k", "max_pool", "unique"}),
     rules={"abs": "{x}", "relu": "{x}", "sign": "({x} != 0).to(torch.int64)",
            "floor_divide": _by_zero("divide_unsigned", "divide_unsigned"),
            "remainder": _by_zero("remainder_unsigned", "remainder_unsigned"),

@@ -32,7 +32,7 @@ FILES = {"creation": "creation", "dtype": "elementwise", "unary": "elementwise",
          "binary": "elementwise", "selection": "elementwise", "reductions": "reductions",
          "linear": "linalg", "shape": "shape", "indexing": "indexing", "sorting": "sorting",
          "complex": "fft", "activations": "activations", "neural": "nn", "random": "random",
-         "control": "control"}
+         "control": "control", "text": "text", "data": "indexing"}
 HEADING = re.compile(r"#\s*----\s*(\w+)")
 
 

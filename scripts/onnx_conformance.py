@@ -37,6 +37,8 @@ GROUPS = {"NodeModel": "node", "SimpleModel": "simple",
 TARGETS = ("numpy", "jax", "torch", "tensorflow")
 MISSING = re.compile(r"^\s+(\S.*?) \(x\d+\):", re.M)
 """One line of the importer's unsupported-op report: `  Name (opset N) (xK): where`."""
+DTYPE_GAP = re.compile(r"^\s+(ivy\.\S+) in (.+?) at ", re.M)
+"""One line of the lowering's `UnsupportedDtypeError`: `  ivy.op in dtype, dtype at where`."""
 
 
 @dataclass
@@ -114,7 +116,9 @@ def missing_operators(outcomes: Outcomes) -> Counter[str]:
     """How many skipped tests each unsupported operator (or use) accounts for."""
     count: Counter[str] = Counter()
     for reason in outcomes.skipped.values():
-        found = MISSING.findall(reason) or [reason.splitlines()[0][:120]]
+        found = MISSING.findall(reason) or [f"{op} in {dtypes} (not on this target)" for op, dtypes
+                                            in DTYPE_GAP.findall(reason)] \
+            or [reason.splitlines()[0][:120]]
         count.update(set(found))
     return count
 

@@ -36,9 +36,7 @@ import ivy_ir
 from importers.torch_table import lookup
 
 DATA_DEPENDENT = "data-dependent output shape"
-MISSING: dict[str, str] = {
-    "nonzero.default": DATA_DEPENDENT,
-}
+MISSING: dict[str, str] = {}
 """Core ops that do not import, with the reason."""
 DRAWS: dict[str, Callable[[np.ndarray], bool]] = {
     "rand.default": lambda u: bool(u.min() >= 0 and u.max() < 1 and u.std() > 0.2),
@@ -145,8 +143,10 @@ def render() -> str:
     for status in ("imports", "draws", "decomposed", "folded"):
         lines += ["", f"{status.capitalize()}: " +
                   ", ".join(f"`{n}`" for n in by_status[status]) + "."]
-    lines += ["", "Missing:", "", "| op | reason |", "|---|---|"]
-    lines += [f"| `{n}` | {MISSING.get(n, classify(n).detail)} |" for n in by_status["missing"]]
+    if by_status["missing"]:
+        lines += ["", "Missing:", "", "| op | reason |", "|---|---|"]
+        lines += [f"| `{n}` | {MISSING.get(n, classify(n).detail)} |"
+                  for n in by_status["missing"]]
     return "\n".join(lines) + "\n"
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import op_refs_bits  # noqa: F401  (fill CASES)
+import op_refs_data  # noqa: F401
 import op_refs_elementwise  # noqa: F401
 import op_refs_fft  # noqa: F401
 import op_refs_linalg  # noqa: F401
@@ -20,11 +21,13 @@ import op_refs_nn  # noqa: F401
 import op_refs_recurrent  # noqa: F401
 import op_refs_shape  # noqa: F401
 import op_refs_special  # noqa: F401
+import op_refs_strings  # noqa: F401
 from op_refs_common import CASES
 
 import ivy.ops as F
 import ivy_ir
-from ivy_ir.dialect import SPECS
+from ivy_ir.dialect import SPECS, dtype_name
+from lowerings.runtime import host_array
 
 # dtype -> (rtol, atol); integer and bool results must match exactly
 TOL: dict[str, tuple[float, float]] = {
@@ -65,10 +68,9 @@ def flatten(name: str, operands: list[Any]) -> tuple[list[np.ndarray], Any]:
 
 
 def to_numpy(value: Any) -> np.ndarray:
-    """A target's array as NumPy (torch tensors may need grad detached)."""
-    if hasattr(value, "detach"):
-        value = value.detach().cpu()
-    return np.asarray(value)
+    """A target's array as NumPy (torch tensors may need grad detached; TF's text is
+    decoded into `str`)."""
+    return host_array(value)
 
 
 def as_list(out: Any) -> list[np.ndarray]:
@@ -122,9 +124,17 @@ def check_against_reference(name: str, operands: list[Any], attrs: dict[str, Any
     for label, outs in results.items():
         assert len(outs) == len(want), f"{label}: {len(outs)} results, expected {len(want)}"
         for i, w in enumerate(want):
-            assert ir_types[i] == (w.shape, w.dtype.name), \
+            assert _fits(ir_types[i], w), \
                 f"IR result {i} type {ir_types[i]} != expected {(w.shape, w.dtype.name)}"
             compare(name, outs[i], w, f"{label} result {i}", target)
+
+
+def _fits(ir_type: tuple[tuple[int | None, ...], str], want: np.ndarray) -> bool:
+    """Whether an IR result type admits `want`: a `?` dim any size, and the text dtype
+    `string` NumPy's object arrays of `str`."""
+    shape, dtype = ir_type
+    return len(shape) == want.ndim and all(d is None or d == n for d, n in zip(shape, want.shape)) \
+        and dtype == ("string" if want.dtype == object else want.dtype.name)
 
 
 # XLA (by design, on CPU and GPU) and TensorFlow's oneDNN CPU kernels treat subnormal
@@ -149,4 +159,4 @@ def unsupported_dtypes(name: str, operands: list[Any], target: str) -> set[str]:
     """Dtypes of the operands that the registry declares unsupported for `target`."""
     gaps = SPECS[name].unsupported.get(target, frozenset())
     flat, _ = flatten(name, operands)
-    return {np.asarray(a).dtype.name for a in flat} & gaps
+    return {dtype_name(np.asarray(a).dtype) for a in flat} & gaps

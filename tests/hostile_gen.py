@@ -140,6 +140,8 @@ def _inputs(rng: np.random.Generator, name: str, specs: list[TensorSpec]) -> tup
                 data = np.eye(shape[-1]) * 3 + data / 16
         elif s.dtype == "bool":
             data = rng.random(shape) < 0.5
+        elif s.dtype == "string":  # words, some equal, some with the delimiters drawn
+            data = rng.choice(np.array(["", "a", "B", "a.b", "x y"], dtype=object), shape)
         elif SPECS[name].operands and any(a.dtype_class == "index" for a in SPECS[name].operands):
             data = np.zeros(shape)  # index 0 lies in every non-empty axis
         else:  # never 0: an integer division by zero is a data error, not bad IR

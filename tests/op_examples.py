@@ -20,9 +20,9 @@ from ivy_ir.dialect import OP_CLASSES, SPECS, IvyOp, TensorSpec
 CLASS_DTYPE = {"any": "float32", "num": "float32", "real": "float32", "inexact": "float32",
                "float": "float32", "mask": "bool",
                "int": "int32", "intbool": "int32", "index": "int64", "bool": "bool",
-               "cond": "bool"}
+               "cond": "bool", "text": "string"}
 _SHORT = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "i1": "bool",
-          "ui32": "uint32", "c64": "complex64"}
+          "ui32": "uint32", "c64": "complex64", "str": "string"}
 
 Operands = list[Any]  # per spec operand: a type string, None (absent) or a list (variadic)
 
@@ -84,6 +84,9 @@ OVERRIDES: dict[str, tuple[Operands, dict[str, Any]]] = {
     "sort": (["2x3xf32"], {"descending": True}),
     "argsort": (["2x3xf32"], {"axis": 0}),
     "top_k": (["2x5xf32"], {"k": 2}),
+    "unique": (["2x3xf32"], {"axis": 1, "sorted": False}),
+    "non_max_suppression": (["1x5x4xf32", "1x2x5xf32"], {
+        "max_output_boxes_per_class": 3, "iou_threshold": 0.5, "score_threshold": 0.25}),
     "fftn": (["2x3xf32"], {"axes": [1, 0], "lengths": [4, 2], "norm": "ortho"}),
     "rfft": (["2x6xf32"], {"n": 6}),
     "irfft": (["2x4xc64"], {"n": 6, "norm": "forward"}),
@@ -118,6 +121,10 @@ OVERRIDES: dict[str, tuple[Operands, dict[str, Any]]] = {
     "random_uniform": (["i64"], {"shape": [2, 3]}),
     "random_normal": (["i64"], {"shape": [3], "std": 0.5}),
     "threefry2x32": (["ui32", "ui32", "2x3xui32", "2x3xui32"], {}),
+    "string_normalize": (["1x3xstr"], {"case": "upper", "stopwords": ["a", "b"]}),
+    "string_split": (["2x3xstr"], {"delimiter": ",", "maxsplit": 2}),
+    "regex_full_match": (["2x3xstr"], {"pattern": "[a-z]+"}),
+    "string_lookup": (["2x3xstr"], {"keys": ["a", "b"]}),
 }
 
 

@@ -237,7 +237,7 @@ def test_names_from_the_model_never_reach_generated_source_as_code() -> None:
 
 
 def test_unsupported_ops_are_reported_all_at_once() -> None:
-    nodes = [helper.make_node("Unique", ["x"], ["u"], name="uniq"),
+    nodes = [helper.make_node("Unique", ["x"], ["u"], name="uniq", domain="com.example"),
              helper.make_node("Foo", ["x"], ["f"], name="custom", domain="com.example"),
              helper.make_node("Cast", ["x"], ["s"], name="to_text", to=TensorProto.STRING),
              helper.make_node("TopK", ["x", "i"], ["m", "mi"], name="top"),
@@ -252,10 +252,12 @@ def test_unsupported_ops_are_reported_all_at_once() -> None:
     assert "5 onnx ops of 5 kinds cannot be imported" in message
     assert "Concat (opset 18): the node does not fit the operator: missing a required " \
         "argument: 'axis' (x1): node 'no_axis' (<onnx>:5)" in message
-    assert "Unique (opset 18) (x1): node 'uniq' (<onnx>:1)" in message
+    assert "com.example.Unique (opset 2): operators of domain 'com.example' are not " \
+        "imported (x1): node 'uniq' (<onnx>:1)" in message
     assert "com.example.Foo (opset 2): operators of domain 'com.example' are not imported" \
         in message
-    assert "Cast (opset 18): dtype string has no ivy dtype (x1): node 'to_text'" in message
+    assert "Cast (opset 18): ivy.astype: string is a text dtype: only the string ops make " \
+        "it (x1): node 'to_text'" in message
     assert "TopK (opset 18): k is not known at import time (it depends on graph input 'i': " \
         "give its example as a Python list to fix it at import) (x1): node 'top' (<onnx>:4)" \
         in message

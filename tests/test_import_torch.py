@@ -204,10 +204,45 @@ def _masked(x, mask):
     return x[mask] * 2
 
 
-def test_boolean_mask_input_is_a_data_dependent_shape():
-    with pytest.raises(ivy_ir.TraceError, match="boolean mask") as info:
-        ivy_ir.trace(_masked, (_tensor(4), torch.tensor([True, False, True, True])))
-    assert f"test_import_torch.py:{_line_of(_masked, 'x[mask]')}" in str(info.value)
+def _masked_count(x, mask):
+    return x * x[mask].shape[0]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_boolean_mask_input_selects_rows_only_the_data_decides(target):
+    """`x[mask]` of a traced mask is a gather at the mask's `argwhere`: `?` rows, so one
+    compiled program serves masks selecting any number of elements."""
+    x = _tensor(4, 3)
+    c = ivy_ir.compile(_masked, target=target, args=(x, torch.tensor([True, False, True, True])))
+    for mask in ([False, True, False, False], [True] * 4, [False] * 4):
+        mask = torch.tensor(mask)
+        got = np.asarray(c(x.numpy(), mask.numpy()))
+        np.testing.assert_array_equal(got, _masked(x, mask).numpy())
+
+
+SELECTIONS = {
+    "unique": lambda x: torch.unique((x * 4).floor(), return_inverse=True, return_counts=True),
+    "unique_dim": lambda x: torch.unique((x > 0.5).int(), dim=1, return_inverse=True),
+    "masked_select": lambda x: torch.masked_select(x, x[0] > 0.5),
+    "nonzero_rows": lambda x: x[x.sum(-1) > 1.5].reshape(-1, 2) + torch.argwhere(x > 0.5).sum(),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", SELECTIONS)
+def test_data_dependent_selections_import(name, target):
+    fn, x = SELECTIONS[name], torch.rand(4, 6, generator=torch.Generator().manual_seed(2))
+    c = ivy_ir.compile(fn, target=target, args=(x,))
+    want = fn(x)
+    got = c(x.numpy())
+    for g, w in zip(*((o if isinstance(o, tuple) else (o,)) for o in (got, want))):
+        np.testing.assert_array_equal(np.asarray(g), w.numpy())
+
+
+def test_the_size_of_a_masked_selection_is_refused_as_a_number():
+    with pytest.raises(ivy_ir.TraceError, match="length depends on the data") as info:
+        ivy_ir.trace(_masked_count, (_tensor(4), torch.tensor([True, False, True, True])))
+    assert f"test_import_torch.py:{_line_of(_masked_count, 'x[mask]')}" in str(info.value)
 
 
 def test_training_mode_dropout_draws_from_the_programs_key():

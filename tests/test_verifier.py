@@ -44,7 +44,7 @@ def test_wrong_result_type_rejected(name: str) -> None:
 
 _BAD_DTYPE = {"float": "int32", "bool": "int32", "cond": "int32", "mask": "int32",
               "num": "bool", "real": "complex64", "inexact": "int32", "int": "float32",
-              "intbool": "float32", "index": "float32"}
+              "intbool": "float32", "index": "float32", "text": "float32"}
 
 
 @pytest.mark.parametrize("name", [n for n in OPS if SPECS[n].operands  # these take all

@@ -7,7 +7,7 @@ then overrides only the rows where its framework differs.
 
 from __future__ import annotations
 
-from .rules import PLAIN_REDUCTIONS, OpContext, Rule, literal, slice_parts
+from .rules import DATA_KERNEL_CALLS, PLAIN_REDUCTIONS, OpContext, Rule, literal, slice_parts
 
 
 def reduce_call(name: str, extra: str = "") -> str:
@@ -83,6 +83,8 @@ NUMPY_API_RULES: dict[str, Rule] = {
     "outer": "{ns}.outer({x}, {y})",
     "take_along_axis": "{ns}.take_along_axis({x}, {indices}, axis={axis})",
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
+    "argwhere": "{ns}.argwhere({x})",
+    **DATA_KERNEL_CALLS,
     "pad": pad_rule(),
     "slice": slice_rule(),
     "solve": solve,

@@ -4,21 +4,26 @@ The NumPy lowering emits these rules as source, and the reference evaluator
 (`evaluate.py`) runs them on arrays for constant folding, static values in importers
 and the facade's eager calls, so all of them compute exactly the same thing. Ops NumPy
 has no single call for use the pure-NumPy kernels of `reference_kernels.py`,
-`reference_nn_kernels.py`, `reference_recurrent.py` and `resample.py`; composite ops
-without a rule here are computed through their decomposition.
+`reference_nn_kernels.py`, `reference_recurrent.py`, `reference_data.py` and
+`resample.py`; composite ops without a rule here are computed through their
+decomposition.
 """
 
 from __future__ import annotations
 
 from ..dialect.types import FLOATS, STORAGE, STORAGE_FLOATS, numpy_dtype
+from . import boxes as B
 from . import reference_control as C
+from . import reference_data as D
 from . import reference_kernels as K
 from . import reference_nn_kernels as NN
 from . import reference_recurrent as R
 from . import reference_special as S
+from . import reference_strings as T
 from . import resample
 from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, pad_rule, reduce_call, slice_rule, solve
 from .numpy_fft import FFT_API_RULES
+from .reference_strings import STRING_RULES
 from .rules import (
     CONTROL_CALLS,
     LAYER_KERNEL_CALLS,
@@ -144,6 +149,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "embedding": "np.take({weight}, {indices}, axis=0)",
     **LAYER_KERNEL_CALLS,
     **CONTROL_CALLS,
+    **STRING_RULES,
     # recurrent layers: their decompositions are scans, which the evaluator cannot run
     "lstm": ("recurrent_layers('lstm', {x}, [{h0}, {c0}], {weights}, {num_layers}, "
              "{bidirectional}, {has_biases}, {batch_first})"),
@@ -167,6 +173,6 @@ def numpy_dtype_spelling(name: str) -> str:
 
 
 REFERENCE = RuleTable(name="numpy", rules=NUMPY_RULES, dtype=numpy_dtype_spelling,
-                      namespace="np", helpers=collect_helpers(K, NN, R, resample, C, S),
+                      namespace="np", helpers=collect_helpers(K, NN, R, resample, C, S, D, T, B),
                       scalar="np.asarray({})")
 """The NumPy rule table: the NumPy lowering's rules, and what the evaluator runs."""

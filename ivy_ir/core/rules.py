@@ -126,6 +126,12 @@ class LoweringError(NotImplementedError):
     """A target cannot lower an op: no rule (and no decomposition), or not in a dtype."""
 
 
+class UnsupportedDtypeError(LoweringError):
+    """The registry declares the target unable to run an op in a dtype (`unsupported=`
+    in ops.spec): a known limit of that framework, which callers such as the ONNX
+    backend report as unsupported rather than as a wrong lowering."""
+
+
 def expression(op: IvyOp, table: RuleTable, name_of: Callable[[SSAValue], str],
                emission: Any = None) -> str:
     """The target expression of one registry op, operands named by `name_of`."""
@@ -260,4 +266,13 @@ LAYER_KERNEL_CALLS: dict[str, Rule] = {
                  "{count_include_pad}, {layout})"),
     "adaptive_avg_pool": "adaptive_avg_pool({x}, {output_size}, {layout})",
     "interpolate": "interpolate({x}, {size}, {mode}, {align_corners}, {layout})",
+}
+
+
+DATA_KERNEL_CALLS: dict[str, Rule] = {
+    # every target has a kernel of these signatures (`*_data_kernels.py`)
+    "unique": "unique({x}, {axis}, {sorted})",
+    "non_max_suppression": ("non_max_suppression({boxes}, {scores}, "
+                            "{max_output_boxes_per_class}, {iou_threshold}, "
+                            "{score_threshold}, {center_point_box})"),
 }

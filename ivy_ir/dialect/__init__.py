@@ -23,11 +23,13 @@ __all__ = ["COMMUTATIVE", "COMPOSITE", "CONTROL", "DTYPES", "ELEMENTWISE", "NOND
 
 
 def _dialect() -> Any:
-    """The xDSL dialect: registry ops, then the structural ops of fused groups."""
+    """The xDSL dialect: registry ops, then the structural ops of fused groups; its one
+    type is the text element type `!ivy.string`."""
     fused = importlib.import_module(".fused", __name__)
     ops = importlib.import_module(".ops", __name__)
+    types = importlib.import_module(".types", __name__)
     classes = [*ops.OP_CLASSES.values(), *fused.STRUCTURAL_OPS]
-    return importlib.import_module("xdsl.ir").Dialect("ivy", classes, [])
+    return importlib.import_module("xdsl.ir").Dialect("ivy", classes, [types.StringType])
 
 
 def __getattr__(name: str) -> Any:

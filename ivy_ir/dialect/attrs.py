@@ -94,6 +94,7 @@ NORMALIZE: dict[str, Callable[[Any], Any]] = {
     "float": _as_float,
     "bool": _as_bool,
     "str": _as_str,
+    "strs": lambda v: _as_seq(v, _as_str),
     "ints": lambda v: _as_seq(v, _as_int),
     "shape": lambda v: _as_seq(v, _as_size),
     "floats": lambda v: _as_seq(v, _as_float),
@@ -160,6 +161,7 @@ TO_ATTR: dict[str, Callable[[Any], Attribute]] = {
     "float": lambda v: FloatAttr(v, f64),
     "bool": IntegerAttr.from_bool,
     "str": StringAttr,
+    "strs": lambda v: ArrayAttr([StringAttr(x) for x in v]),
     "ints": lambda v: DenseArrayBase.from_list(i64, v),
     "shape": _shape_attr,
     "floats": lambda v: DenseArrayBase.from_list(f64, v),
@@ -173,6 +175,7 @@ FROM_ATTR: dict[str, Callable[[Any], Any]] = {
     "float": lambda a: a.value.data,
     "bool": lambda a: bool(a.value.data),
     "str": lambda a: a.data,
+    "strs": lambda a: tuple(x.data for x in a),
     "ints": lambda a: tuple(a.get_values()),
     "shape": _shape_value,
     "floats": lambda a: tuple(a.get_values()),
@@ -183,6 +186,7 @@ FROM_ATTR: dict[str, Callable[[Any], Any]] = {
 
 ATTR_CLASS: dict[str, type[Attribute] | tuple[type[Attribute], ...] | None] = {
     "int": IntegerAttr, "float": FloatAttr, "bool": IntegerAttr, "str": StringAttr,
+    "strs": ArrayAttr,
     "ints": DenseArrayBase, "shape": (DenseArrayBase, ArrayAttr), "floats": DenseArrayBase,
     "bound": (FloatAttr, StringAttr), "dtype": None,
     "dense": DenseIntOrFPElementsAttr,
@@ -220,6 +224,10 @@ def print_value(printer: Printer, kind: str, attr: Attribute) -> None:
         printer.print_string(str(value))
     elif kind == "str":
         printer.print_string_literal(value)
+    elif kind == "strs":
+        printer.print_string("[")
+        printer.print_list(value, printer.print_string_literal)
+        printer.print_string("]")
     elif kind == "dense" and _needs_hex(attr):
         printer.print_string(f'dense<"0x{attr.data.data.hex().upper()}"> : ')
         printer.print_attribute(attr.type)
@@ -259,6 +267,19 @@ def _parse_size(parser: Parser, number: Callable[[], int | float]) -> int | floa
         parser.raise_error(str(exc), pos, parser.pos)
 
 
+def _parse_text(parser: Parser) -> str:
+    r"""A string literal; xDSL prints a non-ASCII one with byte escapes (`"\C3\A9"`),
+    which its lexer reads back as a bytes literal: decoded as the UTF-8 it is."""
+    pos = parser.pos
+    raw = parser.parse_optional_bytes_literal()
+    if raw is None:
+        return parser.parse_str_literal()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        parser.raise_error("string literal is not UTF-8", pos, parser.pos)
+
+
 def parse_value(parser: Parser, kind: str) -> Attribute:
     kind = STORED_AS.get(kind, kind)
     delim = Parser.Delimiter.SQUARE
@@ -269,7 +290,9 @@ def parse_value(parser: Parser, kind: str) -> Attribute:
     if kind == "bool":
         return TO_ATTR[kind](parser.parse_boolean())
     if kind == "str":
-        return TO_ATTR[kind](parser.parse_str_literal())
+        return TO_ATTR[kind](_parse_text(parser))
+    if kind == "strs":
+        return TO_ATTR[kind](parser.parse_comma_separated_list(delim, lambda: _parse_text(parser)))
     if kind == "ints":
         return TO_ATTR[kind](parser.parse_comma_separated_list(
             delim, lambda: parser.parse_integer(allow_boolean=False)))

@@ -16,9 +16,11 @@ from .axes import axis_problem
 from .infer import RULES, InferError
 from .infer_bits import BITS_RULES
 from .infer_control import CONTROL_RULES
+from .infer_data import DATA_RULES
 from .infer_fft import FFT_RULES
 from .infer_nn import NN_RULES
 from .infer_shape import SHAPE_RULES
+from .infer_strings import STRING_RULES
 from .infer_window import WINDOW_RULES
 from .spec import GROUPED_CLASSES, OpSpec
 from .types import CLASS_MEMBERS, STORAGE, TensorSpec
@@ -27,7 +29,8 @@ CLASS_WORDS = {"inexact": "float or complex", "any": "non-storage", "value": "no
 """How errors name a dtype class whose name says less than its members."""
 
 INFER_RULES: dict[str, Any] = {**RULES, **SHAPE_RULES, **NN_RULES, **WINDOW_RULES,
-                                **CONTROL_RULES, **BITS_RULES, **FFT_RULES}
+                                **CONTROL_RULES, **BITS_RULES, **FFT_RULES, **DATA_RULES,
+                                **STRING_RULES}
 """Every inference rule by the name the spec's `infer=` tag gives."""
 
 
@@ -88,7 +91,7 @@ def infer_types(spec: OpSpec, operands: Sequence[Any], attrs: dict[str, Any],
     except InferError as exc:
         problem = str(exc)
     if problem is None:
-        problem = _storage_problem(spec, out)
+        problem = _storage_problem(spec, out) or _text_problem(spec, out)
     if problem is not None:
         raise InferError(f"{where}: {problem}")
     return out
@@ -101,6 +104,15 @@ def _storage_problem(spec: OpSpec, out: list[TensorSpec]) -> str | None:
     if not made or any(STORAGE & CLASS_MEMBERS[a.dtype_class] for a in spec.operands):
         return None
     return f"{', '.join(made)} is a storage dtype: only astype converts into it"
+
+
+def _text_problem(spec: OpSpec, out: list[TensorSpec]) -> str | None:
+    """Only an op that reads text (the `text` class) may make it: a `zeros` or `full` of
+    strings would need a fill value the IR has no text form for."""
+    if all(t.dtype != "string" for t in out) or any(
+            "string" in CLASS_MEMBERS[a.dtype_class] for a in spec.operands):
+        return None
+    return "string is a text dtype: only the string ops make it"
 
 
 __all__ = ["CLASS_WORDS", "INFER_RULES", "check_attrs", "infer_types", "ranks"]

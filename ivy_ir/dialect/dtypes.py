@@ -17,7 +17,11 @@ STORAGE_NAMES = ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2
 """Low-precision storage dtypes (ml_dtypes' names): values are stored and exchanged in
 them (ONNX's float8/float4/int4/int2 tensors), but only `astype` reads or writes them,
 so no op has to define arithmetic (rounding, overflow) in 2 to 8 bits."""
-DTYPE_NAMES = ARRAY_NAMES + STORAGE_NAMES
+TEXT_NAMES = ("string",)
+"""Text: each element one Unicode string (ONNX's STRING tensors). It belongs to no
+numeric class, nor to `any` (which also holds fills, padding, triangles and truthiness,
+all undefined on text): only the ops of the `text` class read or make it."""
+DTYPE_NAMES = ARRAY_NAMES + STORAGE_NAMES + TEXT_NAMES
 """Every dtype the IR carries."""
 STORAGE = frozenset(STORAGE_NAMES)
 STORAGE_INT_BITS = {"int4": 4, "uint4": 4, "int2": 2, "uint2": 2}
@@ -62,11 +66,14 @@ CLASS_MEMBERS: dict[str, frozenset[str]] = {
     "mask": FLOATS | {"bool"},
     "value": frozenset(ARRAY_NAMES),
     # `astype` alone converts into and out of the storage dtypes
-    "castable": frozenset(DTYPE_NAMES),
+    "castable": frozenset(ARRAY_NAMES + STORAGE_NAMES),
+    "text": frozenset(TEXT_NAMES),
 }
 
 
 def numpy_dtype(name: str) -> np.dtype:
+    if name == "string":  # Python `str` objects, as ONNX's numpy_helper gives them
+        return np.dtype(object)
     if name == "bfloat16" or name in STORAGE:
         import ml_dtypes  # shipped with jax and tensorflow; only needed for these dtypes
 

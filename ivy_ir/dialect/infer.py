@@ -7,7 +7,8 @@ computes result types at build time and checks them in the verifier, so the two 
 never disagree. Rules for shape manipulation live in `infer_shape.py`, those for linear
 algebra, indexing and nn layers in `infer_nn.py`, those of windowed layers in
 `infer_window.py`, those of bit-level ops and samplers in `infer_bits.py`, those of
-complex numbers and FFTs in `infer_fft.py`; `checks.INFER_RULES` joins the tables.
+complex numbers and FFTs in `infer_fft.py`, those of ops with data-dependent sizes in
+`infer_data.py`; `checks.INFER_RULES` joins the tables.
 """
 
 from __future__ import annotations

@@ -20,11 +20,11 @@ SPEC_PATH = Path(__file__).with_name("ops.spec")
 
 GROUPED_CLASSES = frozenset({"any", "num", "real", "inexact", "float", "int", "intbool", "bool"})
 """Operand dtype classes whose operands must all share one dtype within an op."""
-TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask", "value", "castable"}
-ATTR_KINDS = frozenset({"int", "float", "bool", "str", "ints", "floats", "dtype", "dense",
-                        "axis", "axes", "shape", "bound"})
+TENSOR_CLASSES = GROUPED_CLASSES | {"index", "cond", "mask", "value", "castable", "text"}
+ATTR_KINDS = frozenset({"int", "float", "bool", "str", "strs", "ints", "floats", "dtype",
+                        "dense", "axis", "axes", "shape", "bound"})
 TAGS = frozenset({"elementwise", "broadcast", "commutative", "reduction", "composite",
-                  "nondiff", "repeat_axes"})
+                  "nondiff", "repeat_axes", "data_shaped"})
 """The flags a spec line may carry (besides `infer=` and `unsupported=`): a misspelt
 one would silently mean nothing."""
 AXIS_KINDS = frozenset({"axis", "axes"})

@@ -24,7 +24,8 @@ from xdsl.dialects.builtin import (
     Signedness,
     TensorType,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
 
 from .dtypes import (  # noqa: F401 (re-exported: modules import dtype tables from here)
     _ALIASES,
@@ -45,6 +46,16 @@ from .dtypes import (  # noqa: F401 (re-exported: modules import dtype tables fr
     numpy_dtype,
     storage_range,
 )
+
+
+@irdl_attr_definition
+class StringType(ParametrizedAttribute, TypeAttribute):
+    """The element type of text tensors, `tensor<3x!ivy.string>`: MLIR's builtin has no
+    string element type, so the ivy dialect declares one (no parameters: an element is
+    one Unicode string of any length)."""
+
+    name = "ivy.string"
+
 
 DTYPES: dict[str, Attribute] = {
     "bool": IntegerType(1),
@@ -73,6 +84,7 @@ DTYPES: dict[str, Attribute] = {
     "uint4": IntegerType(4, Signedness.UNSIGNED),
     "int2": IntegerType(2),
     "uint2": IntegerType(2, Signedness.UNSIGNED),
+    "string": StringType(),
 }
 _BY_TYPE = {v: k for k, v in DTYPES.items()}
 assert tuple(DTYPES) == DTYPE_NAMES
@@ -89,9 +101,11 @@ def dtype_name(dtype: Any) -> str:
         if name in DTYPES:
             return name
     try:
-        name = np.dtype(dtype).name
+        np_dtype = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"unknown dtype {dtype!r}") from None
+    # text arrays: Python `str` objects (ONNX's, the NumPy target's) or fixed-width str
+    name = "string" if np_dtype.kind in "OU" else np_dtype.name
     if name not in DTYPES:
         raise TypeError(f"unsupported dtype {dtype!r}; supported: {', '.join(DTYPES)}")
     return name

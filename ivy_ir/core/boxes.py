@@ -1,0 +1,33 @@
+"""Box geometry shared by every target's non-maximum suppression kernel: functions over
+an array namespace argument (`np`, `jnp`, `torch` or `tf`, each spelling `minimum`,
+`maximum`, `where` and `ones_like` alike), copied into generated code like the other
+kernels, so the IoU rule exists once.
+"""
+
+from __future__ import annotations
+
+__all__ = ["box_corners", "nms_overlap"]
+
+
+def box_corners(ns, boxes, center):
+    # (x0, x1, y0, y1) of each box, lower corner first: ONNX's two box formats
+    a, b, c, d = boxes[..., 0], boxes[..., 1], boxes[..., 2], boxes[..., 3]
+    if center:  # [x_center, y_center, width, height]
+        return a - c / 2, a + c / 2, b - d / 2, b + d / 2
+    # [y1, x1, y2, x2], any diagonal
+    return ns.minimum(b, d), ns.maximum(b, d), ns.minimum(a, c), ns.maximum(a, c)
+
+
+def nms_overlap(ns, cand, taken, threshold):
+    # whether candidate boxes overlap boxes taken before them by an IoU above the
+    # threshold (corner tuples that broadcast), as ONNX's reference decides it: boxes of
+    # no area overlap nothing, and the IoU is computed only where the union is positive
+    ix0, ix1 = ns.maximum(cand[0], taken[0]), ns.minimum(cand[1], taken[1])
+    iy0, iy1 = ns.maximum(cand[2], taken[2]), ns.minimum(cand[3], taken[3])
+    inter = (ix1 - ix0) * (iy1 - iy0)
+    area_c = (cand[1] - cand[0]) * (cand[3] - cand[2])
+    area_t = (taken[1] - taken[0]) * (taken[3] - taken[2])
+    union = area_c + area_t - inter
+    iou = inter / ns.where(union > 0, union, ns.ones_like(union))
+    return ((ix1 > ix0) & (iy1 > iy0) & (inter > 0) & (area_c > 0) & (area_t > 0)
+            & (union > 0) & (iou > threshold))

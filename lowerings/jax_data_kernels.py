@@ -1,0 +1,84 @@
+"""JAX kernels of the ops whose result sizes depend on the data (`unique`,
+`non_max_suppression`), as `ivy_ir/core/reference_data.py` computes them.
+
+A program holding one runs op by op (`JaxRuntime.wrap`): the final selection has a
+size only the values decide. The greedy pass of non-maximum suppression keeps static
+shapes (a mask over the score ranks), runs under `lax.while_loop` and is jitted on its
+own; only picking the kept rows out of it is data-dependent.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from ivy_ir.core.boxes import box_corners, nms_overlap
+
+__all__ = ["nms_slots", "non_max_suppression", "unique"]
+
+
+def unique(x, axis, sorted):
+    n = x.size if axis is None else x.shape[axis]
+    if x.size == 0:  # every slice is empty, so all are equal (jnp.unique miscounts them)
+        k = min(n, 1)
+        values = x.reshape(-1)[:0] if axis is None else lax.slice_in_dim(x, 0, k, axis=axis)
+        return (values, jnp.zeros(k, jnp.int64), jnp.zeros(n, jnp.int64),
+                jnp.full(k, n, jnp.int64))
+    values, first, inverse, counts = jnp.unique(
+        x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    inverse = inverse.reshape(-1)
+    if not sorted:  # in the order of first occurrence
+        order = jnp.argsort(first, stable=True)
+        values = jnp.take(values, order, axis=0 if axis is None else axis)
+        first, counts, inverse = first[order], counts[order], jnp.argsort(order)[inverse]
+    return (values, first.astype(jnp.int64), inverse.astype(jnp.int64),
+            counts.astype(jnp.int64))
+
+
+def nms_slots(boxes, scores, slots, iou_threshold, score_threshold, center):
+    # the static-shape part (compiled once per program and shapes: see below): the rows
+    # of the boxes taken, in batch, class and taking order, padded, and their count
+    n_batch, n_class, _ = scores.shape
+    order = jnp.argsort(-scores, axis=-1, stable=True)  # ties: the lower index first
+    ranked = jnp.take_along_axis(scores, order, -1)
+    ok = jnp.ones(ranked.shape, bool) if score_threshold is None else ranked > score_threshold
+    corners = [jnp.broadcast_to(v[:, None], scores.shape)
+               for v in box_corners(jnp, boxes, center)]
+    ranks = jnp.max(jnp.sum(ok, -1))  # past it, no pair has candidates
+    slot = jnp.arange(slots)
+
+    def running(state):
+        rank, _, _, count = state
+        return (rank < ranks) & jnp.any(count < slots)
+
+    def step(state):
+        rank, taken, index, count = state
+        box = lax.dynamic_slice_in_dim(order, rank, 1, axis=2)
+        cand = [jnp.take_along_axis(v, box, -1) for v in corners]
+        hit = nms_overlap(jnp, cand, taken, iou_threshold) & (slot < count[..., None])
+        take = ok[:, :, rank] & ~hit.any(-1) & (count < slots)
+        put = (slot == count[..., None]) & take[..., None]
+        taken = [jnp.where(put, c, t) for c, t in zip(cand, taken)]
+        return rank + 1, taken, jnp.where(put, box, index), count + take
+
+    start = (0, [jnp.zeros((n_batch, n_class, slots), boxes.dtype) for _ in range(4)],
+             jnp.zeros((n_batch, n_class, slots), order.dtype),
+             jnp.zeros((n_batch, n_class), jnp.int32))
+    _, _, index, count = lax.while_loop(running, step, start)
+    # the rows (batch, class, box) padded to every slot, and how many are real
+    b, c, k = jnp.nonzero(slot < count[..., None], size=index.size)
+    return jnp.stack([b, c, index[b, c, k]], axis=1).astype(jnp.int64), jnp.sum(count)
+
+
+def non_max_suppression(boxes, scores, max_out, iou_threshold, score_threshold, center):
+    n_batch, n_class, n = scores.shape
+    slots = min(max_out, n)
+    if slots == 0 or n_batch * n_class == 0:
+        return jnp.zeros((0, 3), dtype=jnp.int64)
+    # the program runs op by op (a data-dependent size), so all but the final cut is
+    # jitted here: the same function object each call, so JAX compiles it once per shapes
+    # and settings
+    rows, found = jax.jit(nms_slots, static_argnums=(2, 3, 4, 5))(
+        boxes, scores, slots, iou_threshold, score_threshold, center)
+    return rows[:int(found)]

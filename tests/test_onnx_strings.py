@@ -1,0 +1,154 @@
+"""ONNX's text operators: STRING tensors imported into the IR's `string` dtype.
+
+Every ONNX node test of StringNormalizer, StringConcat, StringSplit, RegexFullMatch,
+Equal on strings and ai.onnx.ml LabelEncoder with string keys, plus the `simple`
+group's StringNormalizer models, run on NumPy and TensorFlow against their stored
+outputs (object arrays of `str`); torch and JAX, which have no text tensors, refuse
+them by name; IR text with the text dtype round-trips through `ivy_ir.parse`.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+from onnx_cases import make_model, node_case, node_cases, tensor_info  # noqa: E402
+
+import ivy_ir  # noqa: E402
+from ivy_ir.core.errors import IRError, UnsupportedOpsError  # noqa: E402
+from ivy_ir.onnx_backend import backend  # noqa: E402
+from lowerings import LoweringError  # noqa: E402
+
+TEXT_TESTS = re.compile(r"test_(strnormalizer|string_concat|string_split|regex_full_match|"
+                        r"equal_string|ai_onnx_ml_label_encoder_(string|tensor))")
+NAMES = sorted(n for n in node_cases() if TEXT_TESTS.match(n))
+
+
+def check(got: tuple, expected: list[np.ndarray]) -> None:
+    """Each output equals the stored one in dtype (object for text), shape and value."""
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape, (g.dtype, g.shape, e.dtype, e.shape)
+        np.testing.assert_array_equal(g, e)
+        if e.dtype == object:
+            assert all(type(v) is str for v in g.flat)
+
+
+def test_every_text_node_test_is_covered() -> None:
+    assert len(NAMES) == 26
+
+
+TF_NAMES = ["test_strnormalizer_export_monday_insensintive_upper_twodim",
+            "test_strnormalizer_export_monday_empty_output", "test_string_concat_broadcasting",
+            "test_string_concat_utf8", "test_string_split_maxsplit",
+            "test_string_split_empty_tensor", "test_regex_full_match_email_domain",
+            "test_equal_string_broadcast", "test_ai_onnx_ml_label_encoder_tensor_mapping"]
+"""A case of each operator and edge on TensorFlow, whose compiles are slow (the
+conformance script runs them all: `--filter 'str|regex|label_encoder'`)."""
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_node_numpy(name: str) -> None:
+    model, inputs, outputs = node_case(name)
+    check(backend("numpy").prepare(model).run(inputs), outputs)
+
+
+@pytest.mark.parametrize("name", TF_NAMES)
+def test_node_tensorflow(name: str) -> None:
+    pytest.importorskip("tensorflow")
+    model, inputs, outputs = node_case(name)
+    check(backend("tensorflow").prepare(model).run(inputs), outputs)
+
+
+def test_strnorm_models() -> None:
+    """The `simple` group's six StringNormalizer models, with their stored data."""
+    import onnx
+    from onnx.backend.test.loader import load_model_tests
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = [c for c in load_model_tests(kind="simple") if "strnorm" in c.name]
+    assert len(cases) == 6
+    for case in cases:
+        model = onnx.load(f"{case.model_dir}/model.onnx")
+        for inputs, outputs in _data_sets(case.model_dir):
+            check(backend("numpy").prepare(model).run(inputs), outputs)
+
+
+def _data_sets(model_dir: str) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+    """The stored `test_data_set_*` inputs and outputs of a model test."""
+    import glob
+
+    import onnx
+    from onnx import numpy_helper
+
+    def read(pattern: str) -> list[np.ndarray]:
+        arrays = []
+        for path in sorted(glob.glob(pattern)):
+            tensor = onnx.TensorProto()
+            with open(path, "rb") as f:
+                tensor.ParseFromString(f.read())
+            arrays.append(numpy_helper.to_array(tensor))
+        return arrays
+    return [(read(f"{d}/input_*.pb"), read(f"{d}/output_*.pb"))
+            for d in sorted(glob.glob(f"{model_dir}/test_data_set_*"))]
+
+
+@pytest.mark.parametrize("target", ["torch", "jax"])
+def test_frameworks_without_text_refuse_by_name(target: str) -> None:
+    model, inputs, _ = node_case("test_strnormalizer_export_monday_casesensintive_upper")
+    with pytest.raises(LoweringError, match=rf"the {target} target cannot run these ops in "
+                                            r"these dtypes:\n  ivy\.string_normalize in string"):
+        ivy_ir.compile(model, target=target, args=tuple(inputs))
+
+
+def test_onnx_export_refuses_text() -> None:
+    model, inputs, _ = node_case("test_string_concat")
+    with pytest.raises(LoweringError, match=r"ivy\.string_concat.*no STRING tensors"):
+        ivy_ir.compile(model, target="onnx", args=tuple(inputs))
+
+
+def test_cast_to_or_from_string_is_reported() -> None:
+    """Cast has no text form (number formatting is not a registry op): reported."""
+    for to, elem in ((TensorProto.STRING, TensorProto.FLOAT),
+                     (TensorProto.FLOAT, TensorProto.STRING)):
+        model = make_model([helper.make_node("Cast", ["x"], ["y"], to=to)],
+                           [tensor_info("x", [2], elem)], [tensor_info("y", [2], to)])
+        with pytest.raises(UnsupportedOpsError, match=r"Cast \(opset 18\): .*string"):
+            ivy_ir.trace(model)
+
+
+TEXT_IR = """\
+func.func @main(%x: tensor<2x!ivy.string>, %y: tensor<!ivy.string>) -> (tensor<2x!ivy.string>, tensor<2x?x!ivy.string>, tensor<2xi64>, tensor<?x!ivy.string>, tensor<2xi64>) {
+  %c = ivy.string_concat %x, %y : (tensor<2x!ivy.string>, tensor<!ivy.string>) -> tensor<2x!ivy.string>
+  %p, %n = ivy.string_split %c {delimiter = "\\22"} : (tensor<2x!ivy.string>) -> (tensor<2x?x!ivy.string>, tensor<2xi64>)
+  %s = ivy.string_normalize %x {case = "lower", stopwords = ["A", "é"]} : (tensor<2x!ivy.string>) -> tensor<?x!ivy.string>
+  %k = ivy.string_lookup %x {keys = ["b", "a"]} : (tensor<2x!ivy.string>) -> tensor<2xi64>
+  func.return %c, %p, %n, %s, %k : tensor<2x!ivy.string>, tensor<2x?x!ivy.string>, tensor<2xi64>, tensor<?x!ivy.string>, tensor<2xi64>
+}
+"""
+
+
+def test_text_ir_round_trips_and_runs() -> None:
+    module = ivy_ir.parse(TEXT_IR)
+    assert str(ivy_ir.parse(str(module))) == str(module)
+    assert "tensor<2x?x!ivy.string>" in str(module)
+    x = np.array(["a", 'B"c'], dtype=object)
+    y = np.array('"z', dtype=object)
+    c, parts, counts, kept, keys = ivy_ir.lower(module, target="numpy")(x, y)
+    assert c.tolist() == ['a"z', 'B"c"z'] and c.dtype == object
+    assert parts.tolist() == [["a", "z", ""], ["B", "c", "z"]] and counts.tolist() == [2, 3]
+    assert kept.tolist() == ['b"c'] and keys.tolist() == [1, 2]
+
+
+def test_only_text_ops_make_text() -> None:
+    """A fill of strings has no meaning in the IR: refused by inference."""
+    with pytest.raises(IRError, match="ivy.zeros: string is a text dtype"):
+        ivy_ir.parse("func.func @f() -> tensor<2x!ivy.string> {\n"
+                     "  %z = ivy.zeros {shape = [2], dtype = !ivy.string} : () -> "
+                     "tensor<2x!ivy.string>\n  func.return %z : tensor<2x!ivy.string>\n}\n")
