@@ -153,6 +153,10 @@ def _unique(c: Ctx, x: SSAValue, dim: int | None, return_inverse: bool,
 
 def _masked_select(c: Ctx, x: SSAValue, mask: SSAValue) -> SSAValue:
     xs, ms = spec_of(x).shape, spec_of(mask).shape
+    if xs == ms:
+        return c.emit("gather_nd", x, c.emit("argwhere", mask))
+    if None in xs + ms:
+        raise Unmapped("operands of different shapes with dynamic sizes")
     shape = list(np.broadcast_shapes(xs, ms))
     x = x if list(xs) == shape else c.emit("broadcast_to", x, shape=shape)
     mask = mask if list(ms) == shape else c.emit("broadcast_to", mask, shape=shape)
