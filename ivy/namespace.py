@@ -132,7 +132,7 @@ def _handing_back(gen: Any) -> dict[str, Callable[..., Any]]:
     tracer's `FOREIGN` table, recording this function's op), else ours."""
     out = dict(gen.functions)
     for name, f in gen.eager.items():
-        if f is not gen.functions[name] and gen.backend.hands_back(f):
+        if f is not gen.functions[name] and gen.backend.hands_back(f, CATALOGUE[name]):
             out[name] = f
             FOREIGN.setdefault(f, TRACING[name])
     return out

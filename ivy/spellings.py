@@ -10,6 +10,7 @@ shapes, fft); everything else comes from the target's lowering rules (`native.py
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ import numpy
 
 from ivy_ir.dialect.types import numpy_dtype
 
+from .catalogue import FacadeFn
 from .dtypes import NAMES, dtype_name
 from .rescue import Rescued
 from .spellings_tensorflow import (
@@ -47,10 +49,11 @@ class Backend:
     skip_rules: frozenset[str] = frozenset()
     """Functions whose lowering rule gives the IR's stricter semantics (one dtype,
     canonical axes) rather than the standard's: the namespace's own function instead."""
-    hands_back: Callable[[Any], bool] = lambda native: False
-    """Whether a native function hands a tracer argument back to it (NumPy's ufuncs and
-    array functions do, through `__array_ufunc__`/`__array_function__`): such a function
-    may be bound into `ivy` itself, without even our frame, since traced code still
+    hands_back: Callable[[Any, FacadeFn], bool] = lambda native, fn: False
+    """Whether a native function, as `fn`, hands a tracer argument back to it (NumPy's
+    ufuncs and array functions do, through `__array_ufunc__`/`__array_function__`,
+    torch's C functions through `__torch_function__`) and needs nothing else of our
+    frame: such a function may be bound into `ivy` itself, since traced code still
     records what it calls."""
 
     @property
@@ -97,6 +100,15 @@ def _tensorflow(env: dict[str, Any], name: str) -> Any:
     return env["tf"].as_dtype(name)
 
 
+def _torch_builtin(f: Any, fn: FacadeFn) -> bool:
+    """torch's C functions hand a tracer back through `__torch_function__` with the
+    arguments as called (its Python ones, `F.relu`, add keywords of their own). Only
+    functions of one array: torch refuses some mixed dtypes that our frame's retry
+    promotes."""
+    return (isinstance(f, types.BuiltinFunctionType) and len(fn.arrays) == 1
+            and (getattr(f, "__module__", None) or "").startswith("torch"))
+
+
 def _to_numpy(x: Any) -> Any:
     """A NumPy array of any framework's array (torch's through `detach`)."""
     if hasattr(x, "detach"):
@@ -141,12 +153,13 @@ NUMPY_SPELLINGS = {
 BACKENDS: dict[str, Backend] = {
     "numpy": Backend("numpy", "", "np", ("numpy",), _numpy_like,
                      passthrough=True, own_spellings=NUMPY_SPELLINGS,
-                     hands_back=lambda f: isinstance(f, (numpy.ufunc, type(numpy.where)))),
+                     hands_back=lambda f, fn: isinstance(f, (numpy.ufunc, type(numpy.where)))),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
                    own_spellings={"linspace": BATCHED_LINSPACE.format(ns="jnp"),
                                   **_as_lists("jnp")}),
     "torch": Backend("torch", "", "torch", ("torch",), _torch, own_spellings=TORCH_SPELLINGS,
-                     kernels=TORCH_KERNELS, skip_rules=TORCH_SKIP_RULES),
+                     kernels=TORCH_KERNELS, skip_rules=TORCH_SKIP_RULES,
+                     hands_back=_torch_builtin),
     "tensorflow": Backend("tensorflow", "import tensorflow.experimental.numpy as tnp\n",
                           "tnp", ("tensorflow",), _tensorflow,
                           own_spellings=TENSORFLOW_SPELLINGS, kernels=TENSORFLOW_KERNELS,

@@ -21,10 +21,11 @@ from .rescue import Rescued
 
 
 def _binary(name: str, call: str) -> Rescued:
-    """`call(x1, x2)` for two tensors of one dtype, else the kernel that promotes (and
-    takes Python scalars) first; NumPy where torch has no kernel for that dtype."""
-    return Rescued(f"{call}(x1, x2) if type(x1) is type(x2) is torch.Tensor and "
-                   f"x1.dtype is x2.dtype else _binary({name!r}, {call}, x1, x2)",
+    """`call(x1, x2)` for two operands of one dtype (tensors, subclasses such as
+    `nn.Parameter` included), else the kernel that promotes (and takes Python scalars,
+    which have no `dtype`) first; NumPy where torch has no kernel for that dtype."""
+    return Rescued(f"{call}(x1, x2) if getattr(x1, 'dtype', 0) is getattr(x2, 'dtype', None) "
+                   f"else _binary({name!r}, {call}, x1, x2)",
                    f"_lacking_fallback({name!r}, x1, x2)")
 
 
@@ -55,10 +56,16 @@ UNARY_INTEGRAL = {
 }
 """Functions of one array that take integers, so meet the dtypes torch lacks."""
 
-_REDUCE = ("{call}(x, axis, keepdims) if ({none}type(axis) is int) and _computed(x.dtype) "
-           "else _reduce({name!r}, {call}, x, axis, keepdims)")
-"""torch's reduction itself for one axis (or all, where torch reads None so), else the
-kernel (no axes, tuples of axes, the dtypes torch lacks)."""
+def _reduction(name: str, call: str, none: str = "", extra: str = "",
+            keep: str = "keepdims") -> Rescued:
+    """torch's reduction itself for one axis (or all, where torch reads None so), else the
+    kernel (no axes, tuples of axes); torch refuses the dtypes it lacks, and only such a
+    failing call goes to the kernel's NumPy fallback."""
+    kernel = f"_reduce({name!r}, {call}, x, axis, keepdims{extra})"
+    return Rescued(f"{call}(x, axis{extra}, {keep}) if {none}type(axis) is int else {kernel}",
+                   f"{kernel} if _lacking(x) else NotImplemented")
+
+
 _ACCUMULATE = ("torch.{n}(x, axis, keepdims) if type(axis) is int and dtype is None and "
                "_inexact[x.dtype] else _{n}(x, axis, _dt(dtype), keepdims)")
 """`sum`/`prod` of floats along one axis keep the dtype, as torch does; integers widen."""
@@ -81,7 +88,7 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     "zeros": "torch.zeros(shape, dtype=_dt(dtype) or torch.float64, device=device)",
     "zeros_like": "torch.zeros_like(x, dtype=_dt(dtype), device=device)",
     "astype": "x.to(device=device, dtype=_dt(dtype), copy=copy)",
-    **{n: f"torch.{n}(x, k) if _computed(x.dtype) else _numpy_fallback({n!r}, x, k=k)"
+    **{n: f"torch.{n}(x, k) if _computed[x.dtype] else _numpy_fallback({n!r}, x, k=k)"
        for n in ("tril", "triu")},
     # elementwise
     **{name: _binary(name, call) for name, call in BINARY.items()},
@@ -93,11 +100,11 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     "imag": "torch.imag(x)",
     "signbit": "torch.signbit(x)",
     "sign": "torch.where(torch.isnan(x), x, torch.sign(x)) if x.is_floating_point() "
-            "else torch.sgn(x) if _computed(x.dtype) else _numpy_fallback('sign', x)",
-    "round": "torch.round(x) if x.is_floating_point() else _round(x)",
+            "else torch.sgn(x) if _computed[x.dtype] else _numpy_fallback('sign', x)",
+    "round": Rescued("torch.round(x)", "_round(x)"),
     "clip": "_clip(x, min, max)",
     "where": "torch.where(condition, x1, x2) if type(x1) is type(x2) is torch.Tensor and "
-             "_computed(x1.dtype) is x2.dtype else _where(condition, x1, x2)",
+             "_computed[x1.dtype] is x2.dtype else _where(condition, x1, x2)",
     # manipulation
     "broadcast_arrays": "list(torch.broadcast_tensors(*arrays))",
     "concat": "_concat(arrays, axis)",
@@ -115,8 +122,8 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     # indexing, searching, sets, sorting
     "take": "_take(x, indices, axis)",
     "take_along_axis": "_take_along_axis(x, indices, axis)",
-    "argmax": _REDUCE.format(name="argmax", call="torch.argmax", none=""),
-    "argmin": _REDUCE.format(name="argmin", call="torch.argmin", none=""),
+    "argmax": _reduction("argmax", "torch.argmax"),
+    "argmin": _reduction("argmin", "torch.argmin"),
     "count_nonzero": "_count_nonzero(x, axis, keepdims)",
     "nonzero": "_nonzero(x)",
     "searchsorted": "_searchsorted(x1, x2, side, sorter)",
@@ -125,15 +132,11 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     "unique_inverse": "_unique_inverse(x)",
     "unique_values": "_unique_values(x)",
     # statistics
-    "max": _REDUCE.format(name="max", call="torch.amax", none="axis is None or "),
-    "min": _REDUCE.format(name="min", call="torch.amin", none="axis is None or "),
-    "mean": _REDUCE.format(name="mean", call="torch.mean", none="axis is None or "),
-    "std": "torch.std(x, axis, correction=correction, keepdim=keepdims) if type(axis) is int "
-           "and _computed(x.dtype) else _reduce('std', torch.std, x, axis, keepdims, "
-           "correction=correction)",
-    "var": "torch.var(x, axis, correction=correction, keepdim=keepdims) if type(axis) is int "
-           "and _computed(x.dtype) else _reduce('var', torch.var, x, axis, keepdims, "
-           "correction=correction)",
+    "max": _reduction("max", "torch.amax", "axis is None or "),
+    "min": _reduction("min", "torch.amin", "axis is None or "),
+    "mean": _reduction("mean", "torch.mean", "axis is None or "),
+    **{n: _reduction(n, f"torch.{n}", extra=", correction=correction", keep="keepdim=keepdims")
+       for n in ("std", "var")},
     "sum": _ACCUMULATE.format(n="sum"),
     "prod": _ACCUMULATE.format(n="prod"),
     "all": "_truth(torch.all, x, axis, keepdims)",
@@ -144,7 +147,7 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
                        "include_initial)",
     "diff": "_diff(x, axis, n, prepend, append)",
     # registry ops a one-op program would otherwise run (signature key and lookup per call)
-    "cumsum": "torch.cumsum(x, axis, dtype=x.dtype) if _computed(x.dtype) else "
+    "cumsum": "torch.cumsum(x, axis, dtype=x.dtype) if _computed[x.dtype] else "
               "_numpy_fallback('cumsum', x, axis=axis)",
     "one_hot": "torch.movedim((indices.unsqueeze(-1) == torch.arange(depth, device="
                "indices.device)).to(_dt(dtype)), -1, axis)",
@@ -188,13 +191,13 @@ TORCH_SKIP_RULES: frozenset[str] = frozenset()
 _KERNEL_FUNCTIONS = {**vars(_first), **vars(_more)}
 
 TORCH_KERNELS: dict[str, Callable[..., Any]] = {
-    "_computed": _first.COMPUTED.__getitem__,
+    "_computed": _first.COMPUTED,
     "_inexact": _first.INEXACT,
     **{"_" + name.rstrip("_"): _KERNEL_FUNCTIONS[name] for name in (
-        "binary", "numpy_fallback", "lacking_fallback", "asarray", "full", "arange", "eye",
-        "linspace", "from_dlpack", "floor_divide", "remainder", "expm1_complex", "log1p_complex",
-        "acos_complex", "tanh_complex", "round_", "clip", "where", "reduce", "truth",
-        "count_nonzero", "sum_", "prod", "cumulative", "trace", "nonzero", "searchsorted",
+        "binary", "numpy_fallback", "lacking_fallback", "lacking", "asarray", "full", "arange",
+        "eye", "linspace", "from_dlpack", "floor_divide", "remainder", "expm1_complex",
+        "log1p_complex", "acos_complex", "tanh_complex", "round_", "clip", "where", "reduce",
+        "truth", "count_nonzero", "sum_", "prod", "cumulative", "trace", "nonzero", "searchsorted",
         "unique_values", "unique_all", "unique_counts", "unique_inverse", "squeeze", "diff",
         "reshape", "flip", "take", "take_along_axis", "repeat", "concat", "stack", "solve",
         "vecdot", "cross", "tensordot", "vector_norm")},

@@ -80,6 +80,11 @@ def lacks(dtype: Any) -> bool:
     return COMPUTED[dtype] is None
 
 
+def lacking(x: Any) -> bool:
+    """Whether `x` is a tensor of a dtype torch has no kernels for."""
+    return isinstance(x, torch.Tensor) and lacks(x.dtype)
+
+
 @functools.cache
 def _names() -> dict[Any, str]:
     return {getattr(torch, n): n for n in NAMES if isinstance(getattr(torch, n, None),
@@ -412,10 +417,12 @@ def nonzero(x: Tensor) -> tuple[Tensor, ...]:
     return torch.nonzero(x, as_tuple=True)
 
 
-def round_(x: Tensor) -> Tensor:
-    if x.is_complex():
+def round_(x: Any) -> Any:
+    """`round`'s rescue: torch rounds every real dtype but has no complex kernel; any
+    other failure is not this case (NotImplemented)."""
+    if isinstance(x, torch.Tensor) and x.is_complex():
         return torch.complex(torch.round(x.real), torch.round(x.imag))
-    return torch.round(x) if not lacks(x.dtype) else x.clone()
+    return NotImplemented
 
 
 def clip(x: Tensor, lo: Any, hi: Any) -> Tensor:

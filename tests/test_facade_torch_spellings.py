@@ -172,7 +172,8 @@ def test_every_spelling_uses_its_own_parameters():
         params = {p.name for p in CATALOGUE[name].params}
         body, rescue = spelled if isinstance(spelled, Rescued) else (spelled, "None")
         names = names_in(body)
-        assert (names | names_in(rescue)) - params - set(env) <= {"list", "type", "int"}, name
+        assert (names | names_in(rescue)) - params - set(env) <= {
+            "list", "type", "int", "getattr", "NotImplemented"}, name
         assert params - names <= {"device", "copy", "stable"}, name
         assert T.origin[name] == "spelling"
 
@@ -189,6 +190,32 @@ def test_a_rescued_spelling_mends_only_the_dtypes_torch_lacks():
                                   np.negative(big).astype(np.int64))
     with pytest.raises(RuntimeError, match="Negation.*bool tensor"):
         T.negative(torch.tensor([True]))
+
+
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "mean", "std", "var"])
+def test_reductions_along_an_axis_of_a_dtype_torch_lacks_are_rescued(name):
+    """These reductions call torch with no dtype test; torch refuses uint32 and only
+    that failing call goes to NumPy (the result of `mean`/`std`/`var` is float64)."""
+    big = np.array([[1, 2**32 - 1, 7], [5, 3, 2**31]], np.uint32)
+    x = torch.asarray(big.astype(np.int64)).to(torch.uint32)
+    got = getattr(T, name)(x, axis=1)
+    want = getattr(np, name)(big.astype(np.float64) if name in ("mean", "std", "var") else big,
+                             axis=1)
+    np.testing.assert_array_equal(got.to(torch.float64 if got.is_floating_point()
+                                         else torch.int64).numpy(), want.astype(got.numpy().dtype
+                                         if got.dtype is not torch.uint32 else np.int64))
+    with pytest.raises(IndexError, match="out of"):
+        getattr(T, name)(x, axis=5)
+
+
+def test_binary_functions_take_tensor_subclasses_in_one_call():
+    """An `nn.Parameter` and a tensor of one dtype need no promotion: torch's own call,
+    which records for autograd as usual."""
+    w = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+    out = T.multiply(w, torch.tensor([3.0, 4.0]))
+    out.sum().backward()
+    assert out.tolist() == [3, 8] and w.grad.tolist() == [3, 4]
+    assert T.add(w, torch.tensor(1.0, dtype=torch.float64)).dtype is torch.float64
 
 
 def test_importing_the_spellings_loads_no_torch():

@@ -56,6 +56,30 @@ def test_functions_without_ops_say_so_when_traced():
         ivy_ir.trace(lambda a: ivy.searchsorted(a, a), (X,))
 
 
+def test_torch_set_globally_binds_torchs_own_functions_of_one_array_and_still_traces():
+    """With torch set, `ivy.sqrt` is `torch.sqrt` itself; torch hands a tracer back
+    (`Tracer.__torch_function__`), so traced code records ops. Functions of two arrays
+    keep our frame (its dtype test and promotion), and `tensor <op> tracer` records."""
+    torch = pytest.importorskip("torch")
+    x = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0], [1.0, 2.0, 5.0]], np.float32)
+    ones = torch.ones(3)
+    with ivy.torch.use:
+        assert ivy.sqrt is torch.sqrt and ivy.linalg.inv is torch.linalg.inv
+        assert ivy.add is not torch.add and ivy.linear is not torch.nn.functional.linear
+
+        def f(a):
+            return ivy.sqrt(ivy.abs(a)) + ivy.floor(a) * ones - ivy.linalg.inv(a)[0] \
+                + (ones - ivy.sin(a))
+
+        compiled = ivy_ir.compile(f, target="numpy", args=(x,), source="ivy")
+        for op in ("ivy.sqrt", "ivy.floor", "ivy.inv", "ivy.sin", "ivy.subtract"):
+            assert op in compiled.ir, op
+        np.testing.assert_allclose(compiled(x), f(torch.from_numpy(x)).numpy(), rtol=1e-5)
+        with pytest.raises(TypeError, match=r"torch's cumsum\(\) was called on a traced "
+                                            r"array at .*test_facade_traced.py"):
+            ivy_ir.trace(lambda a: torch.cumsum(a, 0), (x,), source="ivy")
+
+
 def test_numpy_set_globally_binds_numpys_own_functions_and_still_traces():
     """With NumPy set, `ivy.add` is `np.add` itself (no frame of ours); NumPy hands a
     tracer back (`__array_ufunc__`/`__array_function__`), so traced code records ops,

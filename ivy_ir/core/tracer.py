@@ -62,6 +62,21 @@ class Tracer:
         handler = FOREIGN.get(func)
         return NotImplemented if handler is None or kwargs else handler(*args)
 
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
+        """torch hands a function called on a Tracer (`torch.sqrt(t)`) back here, as
+        NumPy does: a function in `FOREIGN` records its op. Any other is refused with a
+        TypeError, which torch's operators (`tensor + t`) read as NotImplemented, so
+        that Python then asks the Tracer's reflected operator."""
+        handler = FOREIGN.get(func)
+        if handler is None or kwargs:
+            name = getattr(func, "__name__", func)
+            raise TypeError(f"torch's {name}() was called on a traced array"
+                            f"{where(user_location())}: traced code records ivy functions "
+                            f"and operators; call ivy's function for it instead")
+        return handler(*args)
+
     def __init__(self, value: SSAValue, graph: Graph):
         self.value = value
         self.graph = graph
@@ -323,10 +338,10 @@ _UFUNC_OPS = {"power": "pow", "left_shift": "bitwise_left_shift",
 calls `np.power`); the rest share the op's name."""
 FOREIGN: dict[Any, Any] = {}
 """Framework functions that hand a Tracer argument back to it (NumPy's ufuncs and array
-functions), each with the function that records the call. The facade enters each NumPy
-function it binds into `ivy` itself, so that code traced while NumPy is the backend
-records what it calls; this registry is filled once per function and never changes
-what a function means."""
+functions, torch's functions), each with the function that records the call. The facade
+enters each framework function it binds into `ivy` itself, so that code traced while
+that framework is the backend records what it calls; this registry is filled once per
+function and never changes what a function means."""
 METHODS = ("sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "all",
            "any", "astype", "flip", "squeeze")
 
