@@ -1,5 +1,5 @@
-"""The optimizer operators of ONNX's `ai.onnx.preview.training` domain (`Adagrad`,
-`Momentum`, `Adam`) -> ivy ops.
+"""The operators of ONNX's `ai.onnx.preview.training` domain -> ivy ops: the
+optimizers (`Adagrad`, `Momentum`, `Adam`) and `Gradient`.
 
 Each updates several tensors at once: the inputs are the learning rate R, the step
 count T, then one group per state kind (tensors X, gradients G, accumulators ...), n
@@ -13,6 +13,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from typing import Any
+
+from xdsl.ir import SSAValue
+
+from ivy_ir.core.reverse import DerivativeError, gradients
+from ivy_ir.core.tracer import Tracer
 
 from .common import Rule, Unmapped
 from .onnx_ctx import Ctx
@@ -103,8 +108,29 @@ def _adam(c: Ctx, r: Any, t: Any, x: Any, g: Any, v: Any, h: Any, alpha: float =
     return [c.emit("multiply", _f(c, 1 - norm_coefficient_post), x_new), v_new, h_new]
 
 
+def _gradient(c: Ctx, *at: Any, xs: list[str], y: str, zs: list[str] | None = None
+              ) -> list[Any]:
+    """d(y)/d(x) for each tensor named in `xs` (of y's sum, where y is not a scalar), by
+    the IR's own reverse mode (`ivy_ir.core.reverse`), so every target computes it,
+    NumPy included. The inputs are the points to differentiate at: here, the named
+    tensors themselves (`zs` are held fixed)."""
+    named = [*xs, *(zs or [])]
+    if len(at) != len(named) or any(v is not c.graphs.value_of(n) for v, n in zip(at, named)):
+        raise Unmapped("inputs other than the tensors named in xs and zs (a gradient at "
+                       "other points)")
+    target = c.graphs.value_of(y)
+    if not all(isinstance(v, SSAValue) for v in (target, *at[:len(xs)])):
+        raise Unmapped("a y or xs tensor that is known at import time")
+    graph = c.b.graph
+    try:
+        grads = gradients(Tracer(target, graph), [Tracer(v, graph) for v in at[:len(xs)]])
+    except DerivativeError as exc:
+        raise Unmapped(str(exc)) from None
+    return [g.value for g in grads]
+
+
 TABLE: dict[str, Rule] = {
     "Adagrad": _grouped(3, _adagrad), "Momentum": _grouped(3, _momentum),
-    "Adam": _grouped(4, _adam),
+    "Adam": _grouped(4, _adam), "Gradient": _gradient,
 }
 """op_type (domain `ai.onnx.preview.training`) -> rule."""

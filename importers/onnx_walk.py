@@ -109,6 +109,10 @@ class Walker:
         """The graph input an IR value is, if it is one."""
         return self._inputs.get(value)
 
+    def value_of(self, name: str) -> Value | Missing:
+        """The value of the tensor `name` as the current graph sees it."""
+        return self._scopes[-1].get(name)
+
     def walk(self, graph: Any, scope: Scope) -> None:
         """Import every node of `graph` into `scope`."""
         self._scopes.append(scope)

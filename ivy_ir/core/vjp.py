@@ -1,0 +1,236 @@
+"""Reverse-mode derivative rules of registry ops, for `reverse.py`.
+
+Each rule takes the cotangent `g` of the op's result, the result itself and the op's
+operands and attributes (`Tracer`s, Python values) and returns one cotangent per
+operand group (None: no gradient flows there; a list for a variadic group). Rules are
+written over the recording ops, like the decompositions, so what they emit is ordinary
+IR that every target lowers. Broadcast operands get their cotangent summed back to
+their own shape (`unbroadcast`). Composite ops with no rule here are differentiated
+through their decomposition (`reverse.py`), so only primitives and the composites whose
+derivative is much simpler than their expansion need one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .tracer import OPS as F
+
+VJPS: dict[str, Callable[..., Any]] = {}
+
+
+def vjp(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        VJPS.update(dict.fromkeys(names, fn))
+        return fn
+    return register
+
+
+def unbroadcast(g: Any, shape: tuple[Any, ...]) -> Any:
+    """`g` summed over the dims that broadcasting added to an operand of `shape`."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = [*range(lead), *(lead + i for i, d in enumerate(shape)
+                            if d == 1 and g.shape[lead + i] != 1)]
+    out = F.sum(g, axis=axes, keepdims=True) if axes else g
+    return F.reshape(out, shape=list(shape))
+
+
+def _pair(gx: Any, gy: Any, x: Any, y: Any) -> list[Any]:
+    return [unbroadcast(gx, x.shape), unbroadcast(gy, y.shape)]
+
+
+# ---- elementwise, two operands ---------------------------------------------------------
+
+@vjp("add")
+def _add(g, out, x, y):
+    return _pair(g, g, x, y)
+
+
+@vjp("subtract")
+def _subtract(g, out, x, y):
+    return _pair(g, F.negative(g), x, y)
+
+
+@vjp("multiply")
+def _multiply(g, out, x, y):
+    return _pair(F.multiply(g, y), F.multiply(g, x), x, y)
+
+
+@vjp("divide")
+def _divide(g, out, x, y):
+    gx = F.divide(g, y)
+    return _pair(gx, F.negative(F.multiply(gx, out)), x, y)
+
+
+@vjp("pow")
+def _pow(g, out, x, y):
+    gx = F.multiply(g, F.multiply(y, F.pow(x, F.subtract(y, 1))))
+    log_x = F.where(F.greater(x, 0), F.log(F.where(F.greater(x, 0), x, 1)), 0)
+    return _pair(gx, F.multiply(g, F.multiply(out, log_x)), x, y)
+
+
+@vjp("maximum", "minimum")
+def _extremum(g, out, x, y):
+    # ties give the whole cotangent to the first operand, as torch and JAX do not agree
+    # on any other split either
+    first = F.equal(out, x)
+    return _pair(F.where(first, g, 0), F.where(first, 0, g), x, y)
+
+
+@vjp("where")
+def _where(g, out, condition, x, y):
+    return [None, *_pair(F.where(condition, g, 0), F.where(condition, 0, g), x, y)]
+
+
+# ---- elementwise, one operand ------------------------------------------------------------
+
+ONE: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "negative": lambda g, out, x: F.negative(g),
+    "exp": lambda g, out, x: F.multiply(g, out),
+    "expm1": lambda g, out, x: F.multiply(g, F.add(out, 1)),
+    "log": lambda g, out, x: F.divide(g, x),
+    "log1p": lambda g, out, x: F.divide(g, F.add(x, 1)),
+    "log2": lambda g, out, x: F.divide(g, F.multiply(x, math.log(2))),
+    "log10": lambda g, out, x: F.divide(g, F.multiply(x, math.log(10))),
+    "sqrt": lambda g, out, x: F.divide(g, F.multiply(out, 2)),
+    "rsqrt": lambda g, out, x: F.multiply(g, F.divide(F.multiply(out, -0.5), x)),
+    "square": lambda g, out, x: F.multiply(g, F.multiply(x, 2)),
+    "reciprocal": lambda g, out, x: F.negative(F.multiply(g, F.square(out))),
+    "abs": lambda g, out, x: F.multiply(g, F.sign(x)),
+    "sin": lambda g, out, x: F.multiply(g, F.cos(x)),
+    "cos": lambda g, out, x: F.negative(F.multiply(g, F.sin(x))),
+    "tan": lambda g, out, x: F.multiply(g, F.add(F.square(out), 1)),
+    "sinh": lambda g, out, x: F.multiply(g, F.cosh(x)),
+    "cosh": lambda g, out, x: F.multiply(g, F.sinh(x)),
+    "tanh": lambda g, out, x: F.multiply(g, F.subtract(1, F.square(out))),
+    "asin": lambda g, out, x: F.multiply(g, F.rsqrt(F.subtract(1, F.square(x)))),
+    "acos": lambda g, out, x: F.negative(F.multiply(g, F.rsqrt(F.subtract(1, F.square(x))))),
+    "atan": lambda g, out, x: F.divide(g, F.add(F.square(x), 1)),
+    "erf": lambda g, out, x: F.multiply(g, F.multiply(F.exp(F.negative(F.square(x))),
+                                                      2 / math.sqrt(math.pi))),
+    "sigmoid": lambda g, out, x: F.multiply(g, F.multiply(out, F.subtract(1, out))),
+    "relu": lambda g, out, x: F.where(F.greater(x, 0), g, 0),
+    "clip": lambda g, out, x, **_: F.where(F.equal(out, x), g, 0),
+}
+"""Elementwise functions of one operand: the cotangent of `x` from `g` and the result."""
+
+for _name, _rule in ONE.items():
+    VJPS[_name] = (lambda rule: lambda g, out, x, **attrs: [rule(g, out, x, **attrs)])(_rule)
+
+
+@vjp("astype")
+def _astype(g, out, x, dtype):
+    return [F.astype(g, dtype=x.dtype)]
+
+
+@vjp("softmax")
+def _softmax(g, out, x, axis):
+    inner = F.sum(F.multiply(g, out), axis=[axis], keepdims=True)
+    return [F.multiply(out, F.subtract(g, inner))]
+
+
+@vjp("log_softmax")
+def _log_softmax(g, out, x, axis):
+    return [F.subtract(g, F.multiply(F.exp(out), F.sum(g, axis=[axis], keepdims=True)))]
+
+
+# ---- reductions ----------------------------------------------------------------------------
+
+def _spread(g: Any, x: Any, axis: Any, keepdims: bool) -> Any:
+    """A reduction's cotangent broadcast back over the reduced axes of `x`."""
+    axes = range(x.ndim) if axis is None else axis
+    if not keepdims:
+        g = F.reshape(g, shape=[1 if i in axes else d for i, d in enumerate(x.shape)])
+    return F.broadcast_to(g, shape=list(x.shape))
+
+
+@vjp("sum")
+def _sum(g, out, x, axis, keepdims):
+    return [_spread(g, x, axis, keepdims)]
+
+
+@vjp("mean")
+def _mean(g, out, x, axis, keepdims):
+    axes = range(x.ndim) if axis is None else axis
+    count = math.prod(x.shape[i] for i in axes)
+    return [F.divide(_spread(g, x, axis, keepdims), count)]
+
+
+# ---- shapes ------------------------------------------------------------------------------
+
+@vjp("reshape", "expand_dims", "squeeze")
+def _reshape(g, out, x, **_):
+    return [F.reshape(g, shape=list(x.shape))]
+
+
+@vjp("broadcast_to")
+def _broadcast_to(g, out, x, shape):
+    return [unbroadcast(g, x.shape)]
+
+
+@vjp("permute_dims")
+def _permute_dims(g, out, x, axes):
+    return [F.permute_dims(g, axes=sorted(range(len(axes)), key=lambda i: axes[i]))]
+
+
+@vjp("slice")
+def _slice(g, out, x, start, stop, step):
+    # axis by axis: the kept elements back at their places, zeros between and around
+    for axis, n in enumerate(x.shape):
+        a, _, s = slice(start[axis], stop[axis], step[axis]).indices(n)
+        count = g.shape[axis]
+        if s < 0:  # the same elements taken forwards from the last one
+            g, a, s = F.flip(g, axis=[axis]), a + (count - 1) * s, -s
+        if s > 1:  # each kept element followed by s - 1 zeros
+            spaced = F.pad(F.expand_dims(g, axis=[axis + 1]),
+                           pad_width=_widths(g.ndim + 1, axis + 1, 0, s - 1))
+            g = F.reshape(spaced, shape=[d * s if i == axis else d
+                                         for i, d in enumerate(g.shape)])
+        length = count * s
+        if a + length > n:  # the zeros after the last kept element that run past the end
+            g = F.slice(g, start=[0] * g.ndim, stop=[n - a if i == axis else d
+                                                      for i, d in enumerate(g.shape)],
+                        step=[1] * g.ndim)
+            length = n - a
+        if a or n - a - length:
+            g = F.pad(g, pad_width=_widths(g.ndim, axis, a, n - a - length))
+    return [g]
+
+
+def _widths(rank: int, axis: int, before: int, after: int) -> list[int]:
+    return [w for i in range(rank) for w in ((before, after) if i == axis else (0, 0))]
+
+
+@vjp("concat")
+def _concat(g, out, xs, axis):
+    parts, start = [], 0
+    for x in xs:
+        stop = start + x.shape[axis]
+        parts.append(F.slice(g, start=[start if i == axis else 0 for i in range(g.ndim)],
+                             stop=[stop if i == axis else d for i, d in enumerate(g.shape)],
+                             step=[1] * g.ndim))
+        start = stop
+    return [parts]
+
+
+@vjp("matmul")
+def _matmul(g, out, x, y):
+    if x.ndim == 1 and y.ndim == 1:
+        return [F.multiply(g, y), F.multiply(g, x)]
+    gm = F.expand_dims(g, axis=[g.ndim - 1 if x.ndim == 1 else g.ndim]) \
+        if 1 in (x.ndim, y.ndim) else g  # the matrix product that `out` squeezed
+    xm = F.expand_dims(x, axis=[0]) if x.ndim == 1 else x
+    ym = F.expand_dims(y, axis=[1]) if y.ndim == 1 else y
+    gx = unbroadcast(F.matmul(gm, _swap(ym)), xm.shape)
+    gy = unbroadcast(F.matmul(_swap(xm), gm), ym.shape)
+    return [F.reshape(gx, shape=list(x.shape)), F.reshape(gy, shape=list(y.shape))]
+
+
+def _swap(m: Any) -> Any:
+    """The matrices of `m` transposed."""
+    return F.permute_dims(m, axes=[*range(m.ndim - 2), m.ndim - 1, m.ndim - 2])

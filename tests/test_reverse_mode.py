@@ -1,0 +1,170 @@
+"""The IR's own reverse mode (`ivy_ir/core/reverse.py`, rules in `vjp.py`): gradients
+built as IR, run on NumPy (which has no autodiff), against torch autograd through the
+same program lowered to torch, in float64."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import ivy_ir
+from ivy_ir.core.reverse import DerivativeError, gradients
+from ivy_ir.core.tracer import OPS as F
+from ivy_ir.core.vjp import VJPS
+
+torch = pytest.importorskip("torch")
+
+
+def _pos(x):
+    return F.add(F.abs(x), 0.5)
+
+
+CASES = {
+    "arithmetic": ((lambda x, y: F.divide(F.subtract(F.multiply(x, y), F.add(x, 1.5)),
+                                          F.add(F.square(y), 1)), (3, 4), (4,))),
+    "pow_reciprocal": (lambda x, y: F.add(F.pow(_pos(x), y), F.reciprocal(_pos(y))),
+                       (2, 3), (2, 3)),
+    "extrema_where": (lambda x, y: F.where(F.greater(x, 0), F.maximum(x, y),
+                                           F.minimum(F.negative(x), y)), (5,), (2, 5)),
+    "exp_log": (lambda x: F.add(F.add(F.exp(x), F.expm1(x)), F.add(
+        F.add(F.log(_pos(x)), F.log1p(_pos(x))), F.add(F.log2(_pos(x)), F.log10(_pos(x))))),
+                (2, 3)),
+    "roots": (lambda x: F.add(F.sqrt(_pos(x)), F.rsqrt(_pos(x))), (4,)),
+    "trig": (lambda x: F.add(F.add(F.sin(x), F.cos(x)), F.add(F.tan(F.multiply(x, 0.4)),
+                                                              F.atan(x))), (3, 2)),
+    "hyperbolic": (lambda x: F.add(F.add(F.sinh(x), F.cosh(x)), F.tanh(x)), (6,)),
+    "inverse_trig": (lambda x: F.add(F.asin(F.multiply(F.tanh(x), 0.7)),
+                                     F.acos(F.multiply(F.tanh(x), 0.6))), (5,)),
+    "activations": (lambda x: F.add(F.add(F.sigmoid(x), F.relu(x)), F.add(
+        F.erf(x), F.clip(x, min=-0.5, max=0.7))), (3, 3)),
+    "abs_astype": (lambda x: F.astype(F.multiply(F.abs(x), F.astype(x, dtype="float32")),
+                                      dtype="float64"), (4,)),
+    "softmaxes": (lambda x: F.multiply(F.softmax(x, axis=0), F.log_softmax(x, axis=-1)),
+                  (3, 4)),
+    "reductions": (lambda x: F.add(F.sum(F.square(x), axis=[1]), F.mean(
+        F.sin(x), axis=[0, 1], keepdims=False)), (2, 3, 4)),
+    "shapes": (lambda x: F.permute_dims(F.reshape(F.expand_dims(F.squeeze(
+        F.broadcast_to(x, shape=[2, 1, 3]), axis=[1]), axis=[0]), shape=[3, 2]),
+        axes=[1, 0]), (1, 3)),
+    "slices_concat": (lambda x: F.square(F.concat([
+        F.slice(x, start=[1, 0], stop=[6, 4], step=[2, 3]),
+        F.slice(x, start=[-2, 3], stop=[0, 0], step=[-2, -1])], axis=1)), (7, 5)),
+    "matmul": (lambda a, b, v: F.add(F.matmul(F.matmul(a, b), v), F.matmul(v, F.matmul(
+        F.permute_dims(b, axes=[0, 2, 1]), F.permute_dims(a, axes=[1, 0])))),
+               (2, 3), (2, 3, 3), (3,)),
+    "composites": (lambda x, w, b: F.gelu(F.layer_norm(F.linear(x, w, b), None, None,
+                                                       axis=[-1], eps=1e-5)), (4, 3), (5, 3),
+                   (5,)),
+    "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
+}
+"""A program per family of rules: each differentiated with respect to every input."""
+
+
+def _inputs(shapes: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(sum(map(math.prod, shapes)))
+    return tuple(rng.uniform(-1.5, 1.5, s) for s in shapes)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradients_match_torch_autograd(name):
+    f, *shapes = CASES[name]
+    args = _inputs(tuple(shapes))
+
+    def program(*xs):
+        y = f(*xs)
+        return (y, *gradients(y, xs))
+
+    ours = ivy_ir.compile(program, target="numpy", args=args, source="ivy")
+    got = ours(*args)
+    forward = ivy_ir.compile(f, target="torch", args=args, source="ivy")
+    tensors = [torch.tensor(a, requires_grad=True) for a in args]
+    want = forward(*tensors)
+    want.sum().backward()
+    np.testing.assert_allclose(got[0], want.detach().numpy(), rtol=1e-12, atol=1e-12)
+    for g, t in zip(got[1:], tensors):
+        assert np.asarray(g).shape == t.shape
+        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_every_rule_is_exercised():
+    seen = set()
+    for f, *shapes in CASES.values():
+        seen |= set(re.findall(r"ivy\.(\w+)", str(ivy_ir.trace(f, _inputs(tuple(shapes)),
+                                                                 source="ivy"))))
+    assert set(VJPS) - seen == set()
+
+
+def test_a_seed_weighs_the_result_and_unused_inputs_get_zeros():
+    x, unused = np.array([1.0, 2.0, 3.0]), np.array([[4.0]])
+
+    def program(a, b):
+        y = F.square(a)
+        return gradients(y, [a, b], seed=F.multiply(F.ones_like(y), a))
+
+    ga, gb = ivy_ir.compile(program, target="numpy", args=(x, unused), source="ivy")(x, unused)
+    np.testing.assert_array_equal(ga, 2 * x * x)
+    np.testing.assert_array_equal(gb, [[0.0]])
+
+
+def test_integer_values_carry_no_gradient():
+    x = np.array([0.5, 1.7, -2.2])
+
+    def program(a):
+        y = F.multiply(a, F.astype(F.astype(a, dtype="int64"), dtype="float64"))
+        return gradients(y, [a])[0]
+
+    np.testing.assert_array_equal(
+        ivy_ir.compile(program, target="numpy", args=(x,), source="ivy")(x), [0.0, 1.0, -2.0])
+
+
+def test_an_op_without_a_rule_is_named_with_the_users_line():
+    x = np.arange(4.0)
+    with pytest.raises(DerivativeError, match=r"ivy\.cumsum has no derivative rule "
+                                              r"\(differentiating through it at .*"
+                                              r"test_reverse_mode\.py:\d+\)"):
+        ivy_ir.trace(lambda a: gradients(F.cumsum(F.sin(a), axis=0), [a])[0], (x,),
+                     source="ivy")
+
+
+def _gradient_model(at: list[str]):
+    from onnx import TensorProto, helper
+
+    nodes = [helper.make_node("Gemm", ["X", "W", "B"], ["H"], transB=1),
+             helper.make_node("Relu", ["H"], ["R"]),
+             helper.make_node("Softmax", ["R"], ["P"], axis=1),
+             helper.make_node("ReduceSumSquare", ["P"], ["L"], keepdims=0),
+             helper.make_node("Gradient", at, ["dW", "dB"], name="grad",
+                              domain="ai.onnx.preview.training", xs=["W", "B"], zs=["X"],
+                              y="L")]
+    info = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        nodes, "g", [info("X", TensorProto.DOUBLE, [3, 4]), info("W", TensorProto.DOUBLE, [5, 4]),
+                     info("B", TensorProto.DOUBLE, [5])],
+        [info(n, TensorProto.DOUBLE, None) for n in ("L", "dW", "dB")])
+    return helper.make_model(graph, opset_imports=[
+        helper.make_operatorsetid("", 17),
+        helper.make_operatorsetid("ai.onnx.preview.training", 1)])
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "onnx"])
+def test_onnx_gradient_operator_on_a_small_network(target):
+    """`Gradient` of an ONNX model imports as the IR's own backward ops: every target
+    runs it (ONNX export included), equal to torch autograd of the same network."""
+    x, w, b = _inputs(((3, 4), (5, 4), (5,)))
+    got = ivy_ir.compile(_gradient_model(["W", "B", "X"]), target=target)(x, w, b)
+    tw, tb = torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)
+    loss = (torch.softmax(torch.relu(torch.tensor(x) @ tw.T + tb), 1) ** 2).sum()
+    loss.backward()
+    np.testing.assert_allclose(np.asarray(got[0]), loss.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(got[1]), tw.grad.numpy(), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(got[2]), tb.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+def test_onnx_gradient_at_other_points_is_reported():
+    with pytest.raises(ivy_ir.UnsupportedOpsError,
+                       match=r"Gradient \(opset 1\): inputs other than the tensors named in "
+                             r"xs and zs"):
+        ivy_ir.trace(_gradient_model(["B", "W", "X"]))
