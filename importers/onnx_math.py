@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ivy_ir.dialect.dtypes import HALF
 from ivy_ir.dialect.types import FLOATS, INTS
 
 from . import onnx_lowprec as lowprec
@@ -181,8 +182,15 @@ def _einsum(c: Ctx, *xs: Any, equation: str) -> Any:
 
 
 def _swish(c: Ctx, x: Any, alpha: float = 1.0) -> Any:
-    """x * sigmoid(alpha * x)."""
-    scaled = x if alpha == 1.0 else c.emit("multiply", x, c.const(alpha, c.spec(x).dtype))
+    return c.cast(swished(c, x, alpha), c.spec(x).dtype)
+
+
+def swished(c: Ctx, x: Any, alpha: float) -> Any:
+    """x * sigmoid(alpha * x), in float32 for float16/bfloat16 `x` (one operator, so one
+    rounding, as ONNX's reference computes it)."""
+    wide = "float32" if c.spec(x).dtype in HALF else c.spec(x).dtype
+    x = c.cast(x, wide)
+    scaled = x if alpha == 1.0 else c.emit("multiply", x, c.const(alpha, wide))
     return c.emit("multiply", x, c.emit("sigmoid", scaled))
 
 

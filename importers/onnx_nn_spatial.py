@@ -16,7 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from ivy_ir.dialect.dtypes import HALF
+
 from .common import Rule, Unmapped
+from .onnx_math import swished
 
 
 def _col2im(ctx: Any, x: Any, image_shape: Any, block_shape: Any, *,
@@ -113,10 +116,14 @@ def _causal_conv(ctx: Any, x: Any, weight: Any, bias: Any = None, past_state: An
         raise Unmapped(f"on dynamic sizes {spec.shape}")
     past = past_state if past_state is not None else np.zeros((n, channels, k - 1), spec.dtype)
     seq = ctx.emit("concat", [past, x], axis=2)
-    y = ctx.emit("conv", seq, weight, bias, strides=[1], padding=[0, 0], dilations=[1],
-                 groups=channels)
-    if activation != "none":  # ONNX applies SiLU in float32 to narrower inputs
-        wide = "float64" if spec.dtype == "float64" else "float32"
+    # ONNX computes the convolution, then SiLU, of narrower floats in float32, rounding
+    # each once (as NumPy's float16 kernels do; XLA's and TF's would round on the way)
+    wide = "float32" if spec.dtype in HALF else spec.dtype
+    y = ctx.emit("conv", ctx.cast(seq, wide), ctx.cast(weight, wide),
+                 None if bias is None else ctx.cast(bias, wide), strides=[1], padding=[0, 0],
+                 dilations=[1], groups=channels)
+    y = ctx.cast(y, spec.dtype)
+    if activation != "none":
         y = ctx.cast(ctx.emit("silu", ctx.cast(y, wide)), spec.dtype)
     total = ctx.spec(seq).shape[2]
     present = ctx.emit("slice", seq, start=[0, 0, total - (k - 1)], stop=[n, channels, total],
@@ -125,10 +132,10 @@ def _causal_conv(ctx: Any, x: Any, weight: Any, bias: Any = None, past_state: An
 
 
 def _swiglu(ctx: Any, a: Any, b: Any, *, alpha: float = 1.0) -> Any:
-    """Swish_alpha(a) * b = a * sigmoid(alpha * a) * b."""
-    dtype = ctx.spec(a).dtype
-    gate = ctx.emit("sigmoid", ctx.emit("multiply", a, ctx.const(alpha, dtype)))
-    return ctx.emit("multiply", ctx.emit("multiply", a, gate), b)
+    """Swish_alpha(a) * b = a * sigmoid(alpha * a) * b, rounded once."""
+    gate = swished(ctx, a, alpha)
+    product = ctx.emit("multiply", gate, ctx.cast(b, ctx.spec(gate).dtype))
+    return ctx.cast(product, ctx.spec(a).dtype)
 
 
 TABLE: dict[str, Rule] = {

@@ -13,9 +13,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
-from ..dialect import COMPOSITE, IvyOp
+from ..dialect import COMPOSITE, IvyOp, TensorSpec
+from ..dialect.dtypes import HALF
 from .decompose_bits import BITS
 from .decompose_recurrent import RECURRENT
 from .graph import Graph
@@ -230,10 +231,15 @@ def _expand(op: IvyOp) -> None:
     block = op.parent_block()
     assert block is not None
     graph = Graph(block, before=op, location=op.location, allow_params=False)
-    args = [None if g is None else [Tracer(v, graph) for v in g] if isinstance(g, list)
-            else Tracer(g, graph) for g in op.operand_groups()]
+    half = op.SPEC.has("elementwise") and any(
+        TensorSpec.from_xdsl(r.type).dtype in HALF for r in op.results)
+    args = [None if g is None else [_arg(v, graph, half) for v in g] if isinstance(g, list)
+            else _arg(g, graph, half) for g in op.operand_groups()]
     out = DECOMPOSITIONS[op.SPEC.name](*args, **op.attr_values())
     outs = out if isinstance(out, (list, tuple)) else [out]
+    if half:  # one op, so one rounding, as the frameworks' own kernels round
+        outs = [F.astype(o, dtype=TensorSpec.from_xdsl(r.type).dtype)
+                for o, r in zip(outs, op.results)]
     for old, new in zip(op.results, outs):
         if new.value.type != old.type:
             raise TypeError(f"the decomposition of ivy.{op.SPEC.name} gives {new.value.type}"
@@ -242,3 +248,9 @@ def _expand(op: IvyOp) -> None:
     op.detach()
     op.erase()
 
+
+def _arg(value: SSAValue, graph: Graph, half: bool) -> Tracer:
+    """An operand of an expansion; a float16/bfloat16 one of an elementwise op in
+    float32, which its expansion's several ops then compute in."""
+    t = Tracer(value, graph)
+    return F.astype(t, dtype="float32") if half and t.dtype in HALF else t

@@ -36,6 +36,8 @@ float64 goes into any storage dtype through float32, rounding twice, as ml_dtype
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 """As `ivy.slice` bounds: an open end (Python's `None`); the rest is slice semantics."""
 FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
+HALF = frozenset({"float16", "bfloat16"})
+"""Floats that frameworks compute in float32 and round once per op."""
 """The real floating dtypes."""
 UNSIGNED = frozenset({"uint8", "uint16", "uint32", "uint64"})
 INTS = frozenset({"int8", "int16", "int32", "int64"}) | UNSIGNED
