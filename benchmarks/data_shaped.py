@@ -3,7 +3,9 @@ calls in the same run: a detector's post-processing graph (`NonMaxSuppression` o
 every class, then gathers of the kept boxes) against onnxruntime, and `Unique` and
 `NonZero` against each framework's own function (`np.unique`/`np.argwhere`,
 `jnp.unique`/`jnp.argwhere`, `torch.unique`/`torch.argwhere`, TF's
-`UniqueWithCountsV2`/`tf.where`), each on one thread.
+`UniqueWithCountsV2`/`tf.where`), and on JAX a convolutional backbone with a NonZero
+score threshold compiled in stages against the same program run op by op, each on one
+thread.
 
 Run as a script (`.venv/bin/python benchmarks/data_shaped.py [--runs 30]`; site-packages
 holds an unrelated `benchmarks` package, so this file is never imported). Columns are
@@ -168,6 +170,59 @@ def bench_selections(runs: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _backbone_model(keep_nonzero: bool) -> onnx.ModelProto:
+    """Three 3x3 convolutions on 1 x 8 x 64 x 64, a sigmoid map, then (with
+    `keep_nonzero`) the values above 0.9 gathered through NonZero and summed, as a
+    detector's score threshold; without it, the map's sum (the all-static floor)."""
+    rng = np.random.default_rng(2)
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.2).astype(np.float32), n)
+             for n, s in (("w1", (16, 8, 3, 3)), ("w2", (16, 16, 3, 3)),
+                          ("w3", (8, 16, 3, 3)))]
+    inits.append(numpy_helper.from_array(np.array(0.9, np.float32), "cut"))
+    conv = {"pads": [1, 1, 1, 1]}
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c1"], **conv),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2"], ["c2"], **conv),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Conv", ["r2", "w3"], ["c3"], **conv),
+             helper.make_node("Sigmoid", ["c3"], ["p"])]
+    if keep_nonzero:
+        nodes += [helper.make_node("Greater", ["p", "cut"], ["hot"]),
+                  helper.make_node("NonZero", ["hot"], ["nz"]),
+                  helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+                  helper.make_node("GatherND", ["p", "idx"], ["kept"]),
+                  helper.make_node("ReduceSum", ["kept"], ["y"], keepdims=0)]
+    else:
+        nodes.append(helper.make_node("ReduceSum", ["p"], ["y"], keepdims=0))
+    info = helper.make_tensor_value_info
+    return _model(nodes, [info("x", TensorProto.FLOAT, [1, 8, 64, 64])],
+                  [info("y", TensorProto.FLOAT, None)], inits)
+
+
+def bench_staged(runs: int) -> dict[str, float]:
+    """JAX: the backbone + NonZero program in stages (`lowerings/staged.py`), against the
+    same program run op by op (what every such program did before; the runtime's
+    switch turned off for that column) and the backbone alone under one `jax.jit`."""
+    import jax
+
+    import lowerings.jax as lowered
+
+    x = np.random.default_rng(3).standard_normal((1, 8, 64, 64)).astype(np.float32)
+    staged = ivy_ir.compile(_backbone_model(True), target="jax", args=(x,))
+    lowered.RUNTIME.stages_data_shaped = False
+    try:
+        whole = ivy_ir.compile(_backbone_model(True), target="jax", args=(x,))
+    finally:
+        lowered.RUNTIME.stages_data_shaped = True
+    floor = ivy_ir.compile(_backbone_model(False), target="jax", args=(x,))
+    np.testing.assert_allclose(host_array(staged(x)), host_array(whole(x)), rtol=1e-5)
+    arg = jax.numpy.asarray(x)
+    return _median_interleaved({
+        "jit, no NonZero (floor)": lambda: jax.block_until_ready(floor(arg)),
+        "staged": lambda: jax.block_until_ready(staged(arg)),
+        "op by op": lambda: jax.block_until_ready(whole(arg))}, runs)
+
+
 def _ready(target: str) -> Callable[[Any], Any]:
     """Waits for a compiled call's results (JAX dispatches asynchronously), as the
     native JAX calls do; the other frameworks return finished arrays."""
@@ -222,6 +277,10 @@ def main() -> None:
     print("|---|" + "---|" * len(TARGETS))
     for r in sel:
         print(f"| {r['case']} | " + " | ".join(f"{r[t]:.2f}x" for t in TARGETS) + " |")
+    staged = bench_staged(args.runs)
+    print("\n| JAX, 3 convolutions + NonZero | " + " | ".join(staged) + " |")
+    print("|---|" + "---|" * len(staged))
+    print("| ms per call | " + " | ".join(f"{t * 1e3:.2f}" for t in staged.values()) + " |")
     _plot(nms, sel)
     print(f"wrote {PNG}")
 

@@ -19,7 +19,7 @@ from ivy_ir.dialect.types import WIDE
 from ivy_ir.passes.channels_last import channels_last
 from ivy_ir.passes.fuse_elementwise import fuse_elementwise
 
-from . import hoist
+from . import hoist, staged
 from .emitter import emit_source
 from .runtime import Runtime
 from .target import Target
@@ -122,7 +122,31 @@ def _load(work: Module, tgt: Target, runtime: Runtime, fn_name: str, options: di
     raw = namespace[fn_name]
     data_shaped = any(op.SPEC.has("data_shaped") for op in work.entry.walk()
                       if isinstance(op, IvyOp))
+    cut = staged.split(work) if data_shaped and runtime.stages_data_shaped else None
+    if cut is not None:
+        source, fn = _load_stages(work, *cut, tgt, runtime, fn_name, wide, options)
+        return source, fn, fn, native
     return source, raw, runtime.wrap(raw, wide=wide, data_shaped=data_shaped, **options), native
+
+
+def _load_stages(work: Module, stages: list[staged.Stage], returned: tuple[int, ...],
+                 tgt: Target, runtime: Runtime, fn_name: str, wide: bool,
+                 options: dict[str, Any]) -> tuple[str, Callable[..., Any]]:
+    """A program with data-shaped ops as its stages (`staged.py`), each loaded and
+    wrapped on its own (the data-shaped ones as such), and the function running them."""
+    parts, sources = [], []
+    for i, stage in enumerate(stages):
+        name = f"{fn_name}_stage{i}"
+        source, namespace = emit_source(stage.module, tgt, name)
+        with runtime.scope(wide):
+            exec(compile(source, f"<ivy_ir {tgt.name}>", "exec"), namespace)  # noqa: S102
+        parts.append((stage, runtime.wrap(namespace[name], wide=wide, data_shaped=stage.eager,
+                                          **options)))
+        kind = "op by op: its sizes depend on the data" if stage.eager else "compiled"
+        sources.append(f"# stage {i}, {kind} (lowerings/staged.py)\n{source}")
+    inputs = tuple(i for i, info in enumerate(work.args()) if info.param is None)
+    single = len(returned) == 1 and not work.returns_sequence
+    return "\n\n".join(sources), staged.run(parts, returned, inputs, single)
 
 
 def _has_64_bits(module: Module) -> bool:

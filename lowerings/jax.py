@@ -124,6 +124,7 @@ JAX_RULES: dict[str, Rule] = {
                                 "lgamma": "lax.lgamma", "digamma": "lax.digamma",
                                 "bessel_i0e": "lax.bessel_i0e"}),
     **NUMPY_API_RULES,
+    "argwhere": "argwhere({x})",
     "broadcast_to": "jnp.broadcast_to({x}, {shape})",
     "bitcast": "lax.bitcast_convert_type({x}, {dtype})",
     "erfinv": "lax.erf_inv({x})",
@@ -179,6 +180,7 @@ def _dtype(name: str) -> str:
 
 class JaxRuntime(JaxAutodiff, Runtime):
     name = "jax"
+    stages_data_shaped = True
     fast_types = (type(jnp.zeros(())), np.ndarray)  # others (TF tensors) convert first
 
     def params(self, values: dict[str, np.ndarray], trainable: dict[str, bool]) -> dict[str, Any]:
@@ -196,9 +198,10 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
     def wrap(self, raw: Callable[..., Any], wide: bool = False, data_shaped: bool = False,
              **options: Any) -> Callable[..., Any]:
-        """Under `jax.jit`, unless a size depends on the data (`argwhere`, `unique`):
-        then op by op, each jax call compiled by JAX's own dispatch, as `jnp.nonzero`
-        runs outside `jit`; inputs become JAX arrays first, as `jit` makes them."""
+        """Under `jax.jit`, unless a size depends on the data (`argwhere`, `unique`; a
+        stage of such a program, `staged.py`): then op by op, each jax call compiled by
+        JAX's own dispatch, as `jnp.nonzero` runs outside `jit`; inputs become JAX
+        arrays first, as `jit` makes them."""
         jitted = jax.jit(raw) if not data_shaped else \
             lambda *args: raw(*jax.tree_util.tree_map(jnp.asarray, args))
         if not wide:

@@ -1,8 +1,8 @@
-"""JAX kernels of the ops whose result sizes depend on the data (`unique`,
+"""JAX kernels of the ops whose result sizes depend on the data (`argwhere`, `unique`,
 `non_max_suppression`), as `ivy_ir/core/reference_data.py` computes them.
 
-A program holding one runs op by op (`JaxRuntime.wrap`): the final selection has a
-size only the values decide. The greedy pass of non-maximum suppression keeps static
+Such an op runs op by op (`JaxRuntime.wrap`, `lowerings/staged.py`): the final
+selection has a size only the values decide. The greedy pass of non-maximum suppression keeps static
 shapes (a mask over the score ranks), runs under `lax.while_loop` and is jitted on its
 own; only picking the kept rows out of it is data-dependent.
 """
@@ -15,7 +15,19 @@ from jax import lax
 
 from ivy_ir.core.boxes import box_corners, nms_overlap
 
-__all__ = ["nms_slots", "non_max_suppression", "unique"]
+__all__ = ["argwhere", "nms_slots", "non_max_suppression", "unique"]
+
+
+def argwhere(x):
+    # two compiled steps and one read of the count between them, where eager
+    # `jnp.argwhere` runs its dozen ops one by one (4 ms for 32K elements, against
+    # ~0.1 ms); the same function objects each call, so JAX compiles each once per
+    # shape (and count); inside a caller's `jax.jit` the count is not known, and
+    # `jnp.argwhere` says so
+    if isinstance(x, jax.core.Tracer):
+        return jnp.argwhere(x)
+    n = int(jax.jit(jnp.count_nonzero)(x))
+    return jax.jit(jnp.argwhere, static_argnames="size")(x, size=n)
 
 
 def unique(x, axis, sorted):

@@ -34,6 +34,10 @@ class Runtime(NoAutodiff):
     `.dtype` does not already tell them (JAX and TF dtypes both equal NumPy's, yet
     `jax.jit` refuses a TF tensor); None: the dtype check is enough."""
 
+    stages_data_shaped = False
+    """Whether a program with ops whose sizes depend on the data runs in stages
+    (`staged.py`): for a framework whose compiler needs every size before it runs."""
+
     def check_options(self, options: dict[str, Any]) -> None:
         unknown = set(options) - self.options
         if unknown:

@@ -2,8 +2,8 @@
 `NonMaxSuppression`; registry ops `argwhere`, `unique`, `non_max_suppression`):
 ONNX's node tests through ivy_ir's ONNX backend against their stored outputs, a
 detection-style post-processing graph (NMS, then gathers over its `?` rows) against
-onnxruntime on every target, uint64 order on torch, JAX running such programs op by
-op, and the shape checks' messages."""
+onnxruntime on every target, uint64 order on torch, JAX running such ops op by op and
+the rest of their programs in jitted stages, and the shape checks' messages."""
 
 from __future__ import annotations
 
@@ -117,6 +117,37 @@ def test_jax_runs_a_data_shaped_program_op_by_op() -> None:
     assert isinstance(c(x), jax.Array)
     with pytest.raises(jax.errors.ConcretizationTypeError, match="jnp.nonzero"):
         jax.jit(lambda a: c(a))(jax.numpy.asarray(x))
+
+
+def test_jax_compiles_the_ops_around_a_data_shaped_one_in_stages() -> None:
+    """A program cut at its NonZero (`lowerings/staged.py`): the layers before it and
+    the gathers after it run as jitted programs, NonZero alone op by op; the stages
+    pass values by position (an input read twice, an intermediate returned), and the
+    later stage compiles again for each new count of nonzeros."""
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((8, 8)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"]),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("NonZero", ["r"], ["nz"]),
+             helper.make_node("Transpose", ["nz"], ["idx"], perm=[1, 0]),
+             helper.make_node("GatherND", ["r", "idx"], ["kept"]),
+             helper.make_node("Mul", ["kept", "kept"], ["sq"]),
+             helper.make_node("ReduceSum", ["x"], ["total"], keepdims=0)]
+    model = make_model(nodes, [tensor_info("x", [4, 8])],
+                       [tensor_info("sq", None), tensor_info("r", [4, 8]),
+                        tensor_info("total", [])], [numpy_helper.from_array(w, "w")], opset=18)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    c = ivy_ir.compile(model, target="jax", args=(x,))
+    assert c.source.count("# stage") == 3
+    assert "stage 1, op by op" in c.source and "jnp.argwhere" in c.source
+    reference = ivy_ir.compile(model, target="numpy", args=(x,))
+    for a in (x, -x, np.zeros_like(x)):
+        got, want = c(a), reference(a)
+        assert all(isinstance(g, jax.Array) for g in got)
+        for g, w_ in zip(got, want):
+            assert np.asarray(g).shape == w_.shape
+            np.testing.assert_allclose(np.asarray(g), w_, rtol=1e-5, atol=1e-6)
 
 
 def test_xla_compilation_of_a_data_shaped_program_is_refused() -> None:
