@@ -47,6 +47,7 @@ from . import (
     onnx_shape,
     onnx_spectral,
     onnx_strings,
+    onnx_tfidf,
     onnx_training,
 )
 from .common import ImportBuilder, Rule, Unmapped, merge_tables
@@ -58,7 +59,7 @@ from .onnx_walk import MISSING, Upgrade, Walker, output_value
 
 FAMILIES = (onnx_math, onnx_reduce, onnx_shape, onnx_index, onnx_data_shaped, onnx_control,
             onnx_loss, onnx_quant, onnx_random, onnx_rotary, onnx_spectral, onnx_training, onnx_ml,
-            onnx_nn, onnx_nn_flex, onnx_sequence, onnx_optional, onnx_strings)
+            onnx_nn, onnx_nn_flex, onnx_sequence, onnx_optional, onnx_strings, onnx_tfidf)
 """The operator family modules, each with `TABLE` and optionally `UPGRADES` and
 `DOMAIN` (the operator domain its table serves; the default domain when absent)."""
 
