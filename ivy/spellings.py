@@ -79,7 +79,7 @@ class Backend:
                 return table[d]
             except (KeyError, TypeError):
                 name = dtype_name(d)
-                if name in table:
+                if name is not None and name in table:  # (None is in it: no dtype given)
                     return table[name]
                 raise TypeError(f"the {self.name} backend has no dtype {d!r}") from None
         return {"_dt": _dt, "_DTYPES": table, "_to_numpy": _to_numpy, **self.kernels}

@@ -42,3 +42,16 @@ def test_conv_and_integer_operands_promote_as_the_tracer_does(backend):
     traced = ivy.trace_graph(lambda a, b: ivy.linear(a, b),
                              args=(np.array([[1, 2]]), np.ones((2, 2), np.float32)))
     assert "tensor<1x2xf32>" in traced.to_text()
+
+
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
+@pytest.mark.parametrize("dtype", ["flaot32", "float8_e4m3fn"])
+def test_a_dtype_the_backend_lacks_is_refused_by_name(backend, dtype):
+    """A misspelt or unsupported dtype name was read as "no dtype" (None), so `astype`
+    returned its input unchanged; it is refused, naming the dtype."""
+    with getattr(ivy, backend).use:
+        x = ivy.asarray([1.0, 2.5])
+        with pytest.raises(TypeError, match=f"the {backend} backend has no dtype '{dtype}'"):
+            ivy.astype(x, dtype)
+        with pytest.raises(TypeError, match=f"has no dtype '{dtype}'"):
+            ivy.zeros((2,), dtype=dtype)
