@@ -59,6 +59,7 @@ CASES = {
                                                        axis=[-1], eps=1e-5)), (4, 3), (5, 3),
                    (5,)),
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
+    "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }
 """A program per family of rules: each differentiated with respect to every input."""
 

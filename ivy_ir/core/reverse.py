@@ -79,13 +79,15 @@ def _through_decomposition(name: str, gs: list[Tracer], args: list[Any],
     then differentiated like any program."""
     out = DECOMPOSITIONS[name](*args, **attrs)
     outs = list(out) if isinstance(out, (list, tuple)) else [out]
-    leaves = [a for group in args for a in (group if isinstance(group, list) else [group])
-              if isinstance(a, Tracer)]
+    flat = [a for group in args for a in (group if isinstance(group, list) else [group])
+            if isinstance(a, Tracer)]
+    # a value passed twice (`linear(a, a)`) gets its whole gradient once
+    leaves = list({a.value: a for a in reversed(flat)}.values())
     total: list[Tracer] | None = None
     for o, g in zip(outs, gs):
         each = gradients(o, leaves, g)
         total = each if total is None else [F.add(t, e) for t, e in zip(total, each)]
-    found = dict(zip((id(a) for a in leaves), total or []))
+    found = {id(a): t for a, t in zip(leaves, total or [])}
     return [[found.get(id(a)) for a in group] if isinstance(group, list)
             else None if group is None else found.get(id(group)) for group in args]
 
