@@ -57,7 +57,7 @@ UNARY_INTEGRAL = {
 """Functions of one array that take integers, so meet the dtypes torch lacks."""
 
 def _reduction(name: str, call: str, none: str = "", extra: str = "",
-            keep: str = "keepdims") -> Rescued:
+               keep: str = "keepdims") -> Rescued:
     """torch's reduction itself for one axis (or all, where torch reads None so), else the
     kernel (no axes, tuples of axes); torch refuses the dtypes it lacks, and only such a
     failing call goes to the kernel's NumPy fallback."""

@@ -70,7 +70,7 @@ def split(module: Module) -> Split | None:
                 if any(use.operation not in inside for use in r.uses)]
     if not boundary:
         return None
-    positions = {v: i for i, v in enumerate(_values(block))}
+    positions = {v: i for i, v in enumerate(block_values(block))}
     return Split(_prepare(module, [positions[v] for v in boundary]),
                  _program(module, [positions[v] for v in boundary]),
                  _reads(module, moved))
@@ -81,7 +81,7 @@ def _static(op: Operation) -> bool:
     return all(None not in TensorSpec.from_xdsl(r.type).shape for r in op.results)
 
 
-def _values(block: Block) -> list[SSAValue]:
+def block_values(block: Block) -> list[SSAValue]:
     """The block's values in a fixed order, so a clone's are found by position."""
     return [*block.args, *(r for op in block.ops for r in op.results)]
 
@@ -97,13 +97,13 @@ def _prepare(module: Module, boundary: list[int]) -> Module:
     prep = module.clone()
     fn = prep.entry
     block = fn.body.block
-    values = _values(block)
+    values = block_values(block)
     outs = [values[i] for i in boundary]
     ret = block.last_op
     block.insert_op_before(func.ReturnOp(*outs), ret)
     block.erase_op(ret)
     fn.res_attrs = None
-    _prune(prep, keep_inputs=False)
+    prune(prep, keep_inputs=False)
     read = {a.param for a in prep.args()}
     return Module(prep.op, {k: v for k, v in module.params.items() if k in read},
                   returns_sequence=True)
@@ -112,8 +112,8 @@ def _prepare(module: Module, boundary: list[int]) -> Module:
 def _program(module: Module, boundary: list[int]) -> Module:
     main = module.clone()
     block = main.entry.body.block
-    values = _values(block)
-    attrs = _arg_attrs(main.entry)
+    values = block_values(block)
+    attrs = arg_attrs(main.entry)
     for i, index in enumerate(boundary):
         value = values[index]
         arg = block.insert_arg(value.type, len(block.args))
@@ -121,11 +121,11 @@ def _program(module: Module, boundary: list[int]) -> Module:
         value.replace_all_uses_with(arg)
         attrs.append(DictionaryAttr({"ivy.buffer": StringAttr(f"{HOISTED}{i}")}))
     main.entry.arg_attrs = ArrayAttr(attrs)
-    _prune(main, keep_inputs=True)
+    prune(main, keep_inputs=True)
     return Module(main.op, dict(module.params), module.returns_sequence)
 
 
-def _prune(module: Module, keep_inputs: bool) -> None:
+def prune(module: Module, keep_inputs: bool) -> None:
     """Erase the ops nothing uses, then the arguments nothing reads (parameters, and
     the user's inputs unless `keep_inputs`), keeping the signature in step."""
     fn = module.entry
@@ -134,7 +134,7 @@ def _prune(module: Module, keep_inputs: bool) -> None:
         if op is not block.last_op and all(not r.uses for r in op.results):
             block.erase_op(op)
     infos = module.args()
-    attrs = _arg_attrs(fn)
+    attrs = arg_attrs(fn)
     for arg, info in reversed(list(zip(block.args, infos))):
         if not arg.uses and (info.param is not None or not keep_inputs):
             del attrs[arg.index]
@@ -144,7 +144,7 @@ def _prune(module: Module, keep_inputs: bool) -> None:
                                                [v.type for v in block.last_op.operands])
 
 
-def _arg_attrs(fn: func.FuncOp) -> list[DictionaryAttr]:
+def arg_attrs(fn: func.FuncOp) -> list[DictionaryAttr]:
     """One attribute dictionary per argument (a function written by hand has none)."""
     if fn.arg_attrs is None:
         return [DictionaryAttr({}) for _ in fn.body.block.args]

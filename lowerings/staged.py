@@ -25,7 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from ivy_ir.core.module import DIMS, Module
 from ivy_ir.dialect import IvyOp
 
-from .hoist import _arg_attrs, _prune, _values
+from .hoist import arg_attrs, block_values, prune
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def split(module: Module) -> tuple[list[Stage], tuple[int, ...]] | None:
     """The stages of `module` and the positions of its results; None where it is not
     cut (no data-shaped op; buffer updates, draws or named dynamic dims)."""
     block = module.entry.body.block
-    if module.updates or module.draws or any(DIMS in a.data for a in _arg_attrs(module.entry)):
+    if module.updates or module.draws or any(DIMS in a.data for a in arg_attrs(module.entry)):
         return None
     groups: list[tuple[bool, list[Operation]]] = []
     for op in list(block.ops)[:-1]:
@@ -60,7 +60,7 @@ def split(module: Module) -> tuple[list[Stage], tuple[int, ...]] | None:
             groups.append((eager, [op]))
     if not any(eager for eager, _ in groups):
         return None
-    positions = {v: i for i, v in enumerate(_values(block))}
+    positions = {v: i for i, v in enumerate(block_values(block))}
     returned = tuple(positions[v] for v in block.last_op.operands)
     stages = []
     for k, (eager, ops) in enumerate(groups):
@@ -104,8 +104,8 @@ def _stage(module: Module, eager: bool, ops: list[Operation], writes: list[SSAVa
              and _top(v.owner, block) not in inside]
     clone = module.clone()
     cblock = clone.entry.body.block
-    cvalues = dict(enumerate(_values(cblock)))  # a clone's values by the same positions
-    attrs = _arg_attrs(clone.entry)
+    cvalues = dict(enumerate(block_values(cblock)))  # a clone's values by the same positions
+    attrs = arg_attrs(clone.entry)
     source = {arg: i for i, arg in enumerate(cblock.args)}
     for v in reads:
         arg = cblock.insert_arg(v.type, len(cblock.args))
@@ -118,7 +118,7 @@ def _stage(module: Module, eager: bool, ops: list[Operation], writes: list[SSAVa
     cblock.insert_op_before(func.ReturnOp(*(cvalues[positions[w]] for w in writes)), ret)
     cblock.erase_op(ret)
     clone.entry.res_attrs = None
-    _prune(clone, keep_inputs=False)
+    prune(clone, keep_inputs=False)
     stage = Module(clone.op, {k: v for k, v in module.params.items()
                               if k in {a.param for a in clone.args()}}, returns_sequence=True)
     reads_at = tuple(source[arg] for arg, info in zip(cblock.args, stage.args())
