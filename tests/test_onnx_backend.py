@@ -35,9 +35,6 @@ DIFFERENT = {
     r"test_dft_inverse(_opset19)?": "the stored outputs carry float32 FFT noise (1.9e-7 where "
                                     "the exact value is 0) above the test's atol of 1e-7; ours "
                                     "is computed in float64",
-    r"test_swiglu_float16(_expanded)?": "1/(1+exp(-x)) becomes the registry's sigmoid (the "
-                                        "recompose pass), which rounds differently in float16 "
-                                        "(2e-3 on one element)",
 }
 """Tests that run but cannot match the stored outputs, with why (also failures in
 docs/onnx_conformance.md)."""
