@@ -58,6 +58,15 @@ CASES = {
     "composites": (lambda x, w, b: F.gelu(F.layer_norm(F.linear(x, w, b), None, None,
                                                        axis=[-1], eps=1e-5)), (4, 3), (5, 3),
                    (5,)),
+    "conv": (lambda x, w, b: F.square(F.conv(x, w, b, strides=[2, 3], padding=[1, 0, 2, 1],
+                                             dilations=[2, 1], groups=2)),
+             (2, 4, 9, 8), (6, 2, 3, 2), (6,)),
+    "conv_channels_last": (lambda x, w: F.square(F.conv(
+        x, w, None, strides=[1, 2], padding=[0, 1, 1, 1], dilations=[1, 2], groups=2,
+        layout="channels_last")), (2, 7, 8, 4), (3, 2, 2, 6)),
+    "extreme_reductions": (lambda x: F.multiply(  # each maximum attained twice: shared
+        F.max(F.concat([x, x], axis=1), axis=[1]), F.min(F.sin(x), axis=None)), (3, 4)),
+    "embedding": (lambda w: F.square(F.embedding(np.array([[0, 2], [2, 1]]), w)), (3, 4)),
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
     "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }
@@ -169,3 +178,34 @@ def test_onnx_gradient_at_other_points_is_reported():
                        match=r"Gradient \(opset 1\): inputs other than the tensors named in "
                              r"xs and zs"):
         ivy_ir.trace(_gradient_model(["B", "W", "X"]))
+
+
+def test_onnx_gradient_of_a_convolution():
+    """The ONNX operator's own example shape: a Conv feeding the loss, differentiated
+    with respect to its weight and bias (the input held fixed, `zs`)."""
+    from onnx import TensorProto, helper
+
+    x, w, b = _inputs(((2, 3, 7, 6), (4, 3, 3, 3), (4,)))
+    nodes = [helper.make_node("Conv", ["X", "W", "B"], ["H"], strides=[2, 1],
+                              pads=[1, 1, 0, 1]),
+             helper.make_node("Relu", ["H"], ["R"]),
+             helper.make_node("ReduceSumSquare", ["R"], ["L"], keepdims=0),
+             helper.make_node("Gradient", ["W", "B", "X"], ["dW", "dB"],
+                              domain="ai.onnx.preview.training", xs=["W", "B"], zs=["X"],
+                              y="L")]
+    info = helper.make_tensor_value_info
+    graph = helper.make_graph(nodes, "g", [info(n, TensorProto.DOUBLE, a.shape) for n, a in
+                                           (("X", x), ("W", w), ("B", b))],
+                              [info(n, TensorProto.DOUBLE, None) for n in ("L", "dW", "dB")])
+    model = helper.make_model(graph, opset_imports=[
+        helper.make_operatorsetid("", 17),
+        helper.make_operatorsetid("ai.onnx.preview.training", 1)])
+    got = ivy_ir.compile(model, target="numpy")(x, w, b)
+    tw, tb = torch.tensor(w, requires_grad=True), torch.tensor(b, requires_grad=True)
+    loss = (torch.relu(torch.nn.functional.conv2d(  # ONNX pads: begins (1, 1), ends (0, 1)
+        torch.nn.functional.pad(torch.tensor(x), (1, 1, 1, 0)), tw, tb, stride=(2, 1))) ** 2
+            ).sum()
+    loss.backward()
+    np.testing.assert_allclose(got[0], loss.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(got[1], tw.grad.numpy(), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(got[2], tb.grad.numpy(), rtol=1e-10, atol=1e-14)

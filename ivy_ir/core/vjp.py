@@ -161,6 +161,16 @@ def _mean(g, out, x, axis, keepdims):
     return [F.divide(_spread(g, x, axis, keepdims), count)]
 
 
+@vjp("max", "min")
+def _extreme(g, out, x, axis, keepdims):
+    # shared equally by the elements that attain the extreme, as torch and JAX do
+    hit = F.equal(x, _spread(out, x, axis, keepdims))
+    share = F.sum(F.astype(hit, dtype=x.dtype), axis=list(range(x.ndim)) if axis is None
+                  else axis, keepdims=True)
+    return [F.where(hit, F.divide(_spread(g, x, axis, keepdims), F.broadcast_to(
+        share, shape=list(x.shape))), 0)]
+
+
 # ---- shapes ------------------------------------------------------------------------------
 
 @vjp("reshape", "expand_dims", "squeeze")
@@ -234,3 +244,50 @@ def _matmul(g, out, x, y):
 def _swap(m: Any) -> Any:
     """The matrices of `m` transposed."""
     return F.permute_dims(m, axes=[*range(m.ndim - 2), m.ndim - 1, m.ndim - 2])
+
+
+# ---- neural-network ops ------------------------------------------------------------------
+
+@vjp("embedding")
+def _embedding(g, out, indices, weight):
+    rows = F.reshape(indices, shape=[-1, 1])
+    flat = F.reshape(g, shape=[-1, weight.shape[-1]])
+    return [None, F.scatter_add(F.zeros_like(weight), rows, flat)]
+
+
+@vjp("conv")
+def _conv(g, out, x, weight, bias, strides, padding, dilations, groups, layout):
+    n = x.ndim - 2
+    last = layout == "channels_last"
+    xf, gf = (_first(v) for v in (x, g)) if last else (x, g)
+    spatial = xf.shape[2:]
+    kernel = weight.shape[:n] if last else weight.shape[2:]
+    # the input's cotangent: the transposed convolution of g with the same weight, its
+    # output padded to x's size (the rows the strides skipped at the end)
+    extra = [d - ((o - 1) * s - padding[2 * i] - padding[2 * i + 1] + dl * (k - 1) + 1)
+             for i, (d, o, s, dl, k) in enumerate(zip(spatial, gf.shape[2:], strides,
+                                                       dilations, kernel))]
+    gx = F.conv_transpose(g, weight, None, strides=strides, padding=padding,
+                          output_padding=extra, dilations=dilations, groups=groups,
+                          layout=layout)
+    # the weight's: a convolution of x (batch as channels, per group) with g (batch as
+    # channels), strides and dilations swapped, cut to the kernel
+    batch, channels = xf.shape[:2]
+    per = channels // groups
+    lhs = F.reshape(F.permute_dims(F.reshape(xf, shape=[batch, groups, per, *spatial]),
+                                   axes=[2, 1, 0, *range(3, 3 + n)]),
+                    shape=[per, groups * batch, *spatial])
+    rhs = F.permute_dims(gf, axes=[1, 0, *range(2, 2 + n)])
+    full = F.conv(lhs, rhs, None, strides=dilations, padding=padding, dilations=strides,
+                  groups=groups)
+    cut = F.slice(full, start=[0] * (n + 2), stop=[per, full.shape[1], *kernel],
+                  step=[1] * (n + 2))
+    gw = F.permute_dims(cut, axes=[*range(2, 2 + n), 0, 1] if last
+                        else [1, 0, *range(2, 2 + n)])
+    gb = None if bias is None else F.sum(gf, axis=[0, *range(2, 2 + n)])
+    return [gx, gw, gb]
+
+
+def _first(v: Any) -> Any:
+    """A channels_last array in channels_first order."""
+    return F.permute_dims(v, axes=[0, v.ndim - 1, *range(1, v.ndim - 1)])
