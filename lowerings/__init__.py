@@ -143,7 +143,8 @@ def _load_stages(work: Module, stages: list[staged.Stage], returned: tuple[int, 
         parts.append((stage, runtime.wrap(namespace[name], wide=wide, data_shaped=stage.eager,
                                           **options)))
         kind = "op by op: its sizes depend on the data" if stage.eager else "compiled"
-        sources.append(f"# stage {i}, {kind} (lowerings/staged.py)\n{source}")
+        shown = source.removeprefix(tgt.imports) if i else source  # the imports once
+        sources.append(f"# stage {i}, {kind} (lowerings/staged.py)\n{shown}")
     inputs = tuple(i for i, info in enumerate(work.args()) if info.param is None)
     single = len(returned) == 1 and not work.returns_sequence
     return "\n\n".join(sources), staged.run(parts, returned, inputs, single)

@@ -150,6 +150,23 @@ def test_jax_compiles_the_ops_around_a_data_shaped_one_in_stages() -> None:
             np.testing.assert_allclose(np.asarray(g), w_, rtol=1e-5, atol=1e-6)
 
 
+def test_jax_stages_of_consecutive_data_shaped_ops_and_a_returned_input() -> None:
+    """Two data-shaped ops in a row (Unique of NonZero's positions), each its own
+    stage, and an input returned as it is, which no stage writes."""
+    nodes = [helper.make_node("NonZero", ["x"], ["nz"]),
+             helper.make_node("Unique", ["nz"], ["u"], sorted=1),
+             helper.make_node("Cast", ["u"], ["f"], to=TensorProto.FLOAT),
+             helper.make_node("ReduceSum", ["f"], ["s"], keepdims=0)]
+    model = make_model(nodes, [tensor_info("x", [3, 4])],
+                       [tensor_info("s", []), tensor_info("x", [3, 4])], opset=18)
+    x = np.array([[0, 1, 0, 2], [3, 0, 0, 0], [0, 0, 0, 4]], np.float32)
+    c = ivy_ir.compile(model, target="jax", args=(x,))
+    assert c.source.count("op by op") == 2 and c.source.count("import jax\n") == 1
+    s, same = c(x)
+    assert float(s) == float(np.unique(np.nonzero(x)).sum()) and np.asarray(same).tolist() \
+        == x.tolist()
+
+
 def test_xla_compilation_of_a_data_shaped_program_is_refused() -> None:
     model = make_model([helper.make_node("NonZero", ["x"], ["y"])],
                        [tensor_info("x", [5])], [tensor_info("y", None, TensorProto.INT64)])
