@@ -67,6 +67,21 @@ CASES = {
     "extreme_reductions": (lambda x: F.multiply(  # each maximum attained twice: shared
         F.max(F.concat([x, x], axis=1), axis=[1]), F.min(F.sin(x), axis=None)), (3, 4)),
     "embedding": (lambda w: F.square(F.embedding(np.array([[0, 2], [2, 1]]), w)), (3, 4)),
+    "pad_stack": (lambda x: F.square(F.stack([F.pad(x, pad_width=[1, 0, 2, 1], value=0.5),
+                                              F.sin(F.pad(x, pad_width=[0, 1, 0, 3]))],
+                                             axis=1)), (3, 2)),
+    "max_pool": (lambda x: F.square(F.max_pool(
+        x, kernel=[3, 2], strides=[2, 2], padding=[1, 0, 1, 1], dilations=[1, 2],
+        ceil_mode=True)), (2, 3, 9, 8)),
+    "max_pool_channels_last": (lambda x: F.square(F.max_pool(
+        x, kernel=[2, 2], strides=[2, 3], padding=[0, 0, 0, 0], layout="channels_last")),
+                               (2, 9, 8, 3)),
+    "avg_pool_ceil_counting_pads": (lambda x: F.square(F.avg_pool(
+        x, kernel=[3, 3], strides=[2, 2], padding=[1, 1, 1, 0], ceil_mode=True)),
+                                    (2, 3, 9, 8)),
+    "avg_pool_not_counting_pads": (lambda x: F.square(F.avg_pool(
+        x, kernel=[3, 2], strides=[2, 1], padding=[1, 0, 1, 1], count_include_pad=False,
+        layout="channels_last")), (2, 9, 8, 3)),
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
     "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }

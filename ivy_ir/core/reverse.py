@@ -5,14 +5,15 @@ Targets train a compiled program with their own autodiff (DESIGN.md); this is fo
 programs that carry their own gradients (ONNX's `Gradient` operator) and for targets
 without one (NumPy). `gradients` walks the ops between `xs` and `y` backwards, applies
 each op's rule (`vjp.py`) and sums the cotangents of values used more than once.
-A composite op without a rule is differentiated through its decomposition, recomputed
-beside the backward ops, so the forward program is never changed. Integer and boolean
+A composite op without a rule is differentiated through its decomposition (pooling
+through the strided slices of its windows), recomputed beside the backward ops, so the
+forward program is never changed. Integer and boolean
 values, and ops tagged `nondiff`, carry no gradient.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.ir import Operation, OpResult, SSAValue
@@ -25,7 +26,7 @@ from .errors import TraceError
 from .locations import where
 from .tracer import OPS as F
 from .tracer import Tracer
-from .vjp import VJPS
+from .vjp import EXPANSIONS, VJPS
 
 
 class DerivativeError(TraceError):
@@ -67,17 +68,20 @@ def _rule(op: IvyOp, gs: list[Tracer], outs: list[Tracer], args: list[Any]) -> l
     attrs = op.attr_values()
     if name in VJPS:
         return VJPS[name](*gs, *outs, *args, **attrs)
+    if name in EXPANSIONS:
+        return _through(lambda *a, **k: EXPANSIONS[name](*a, **k, out=outs[0]), gs, args,
+                        attrs)
     if name in DECOMPOSITIONS:
-        return _through_decomposition(name, gs, args, attrs)
+        return _through(DECOMPOSITIONS[name], gs, args, attrs)
     raise DerivativeError(f"ivy.{name} has no derivative rule (differentiating through "
                           f"it{_at(op)})")
 
 
-def _through_decomposition(name: str, gs: list[Tracer], args: list[Any],
-                           attrs: dict[str, Any]) -> list[Any]:
-    """The cotangents of a composite op's operands: its expansion recomputed from them,
-    then differentiated like any program."""
-    out = DECOMPOSITIONS[name](*args, **attrs)
+def _through(expansion: Callable[..., Any], gs: list[Tracer], args: list[Any],
+             attrs: dict[str, Any]) -> list[Any]:
+    """The cotangents of an op's operands: its expansion (a composite's decomposition,
+    a pooling's windows) recomputed from them, then differentiated like any program."""
+    out = expansion(*args, **attrs)
     outs = list(out) if isinstance(out, (list, tuple)) else [out]
     flat = [a for group in args for a in (group if isinstance(group, list) else [group])
             if isinstance(a, Tracer)]

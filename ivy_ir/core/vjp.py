@@ -16,9 +16,15 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from ..dialect.types import numpy_dtype
 from .tracer import OPS as F
 
 VJPS: dict[str, Callable[..., Any]] = {}
+EXPANSIONS: dict[str, Callable[..., Any]] = {}
+"""Ops differentiated through an expression of other ops (as composites are through
+their decompositions): pooling as the maximum or sum of its windows' strided slices."""
 
 
 def vjp(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -228,6 +234,13 @@ def _concat(g, out, xs, axis):
     return [parts]
 
 
+@vjp("stack")
+def _stack(g, out, xs, axis):
+    return [[F.squeeze(F.slice(g, start=[i if a == axis else 0 for a in range(g.ndim)],
+                               stop=[i + 1 if a == axis else d for a, d in enumerate(g.shape)],
+                               step=[1] * g.ndim), axis=[axis]) for i in range(len(xs))]]
+
+
 @vjp("matmul")
 def _matmul(g, out, x, y):
     if x.ndim == 1 and y.ndim == 1:
@@ -291,3 +304,62 @@ def _conv(g, out, x, weight, bias, strides, padding, dilations, groups, layout):
 def _first(v: Any) -> Any:
     """A channels_last array in channels_first order."""
     return F.permute_dims(v, axes=[0, v.ndim - 1, *range(1, v.ndim - 1)])
+
+
+@vjp("pad")
+def _pad(g, out, x, pad_width, mode, value):
+    if mode != "constant":  # reflect/edge fold cotangents back onto the edge: not here
+        return [None]
+    return [F.slice(g, start=list(pad_width[::2]),
+                    stop=[b + d for b, d in zip(pad_width[::2], x.shape)], step=[1] * x.ndim)]
+
+
+def _windows(x: Any, out: Any, kernel: Any, strides: Any, padding: Any, dilations: Any,
+             layout: str, fill: float) -> tuple[list[Any], list[tuple[int, int]]]:
+    """The strided slices of `x` (channels first, padded with `fill`) whose element-wise
+    maximum or sum is a pooling's result: one per kernel offset. Also the padding."""
+    xf = _first(x) if layout == "channels_last" else x
+    outs = (_first(out) if layout == "channels_last" else out).shape[2:]
+    dilations = dilations or [1] * len(kernel)
+    pads = [(padding[2 * i], max(0, (o - 1) * s + (k - 1) * dl + 1 - d - padding[2 * i]))
+            for i, (d, o, k, s, dl) in enumerate(zip(xf.shape[2:], outs, kernel, strides,
+                                                     dilations))]
+    xp = F.pad(xf, pad_width=[0, 0, 0, 0, *(p for pair in pads for p in pair)], value=fill)
+    slices = []
+    for offset in np.ndindex(*kernel):
+        start = [o * dl for o, dl in zip(offset, dilations)]
+        slices.append(F.slice(xp, start=[0, 0, *start],
+                              stop=[*xp.shape[:2], *(a + (o - 1) * s + 1 for a, o, s in
+                                                     zip(start, outs, strides))],
+                              step=[1, 1, *strides]))
+    return slices, pads
+
+
+def _restore(y: Any, layout: str) -> Any:
+    return F.permute_dims(y, axes=[0, *range(2, y.ndim), 1]) if layout == "channels_last" else y
+
+
+def _max_pool(x, kernel, strides, padding, dilations, ceil_mode, layout, *, out):
+    slices, _ = _windows(x, out, kernel, strides, padding, dilations, layout, -math.inf)
+    return _restore(F.max(F.stack(slices, axis=0), axis=[0]), layout)
+
+
+def _avg_pool(x, kernel, strides, padding, ceil_mode, count_include_pad, layout, *, out):
+    slices, pads = _windows(x, out, kernel, strides, padding, None, layout, 0.0)
+    # each window's divisor, a constant: the count of its cells inside the input (and
+    # inside the explicit padding with `count_include_pad`), never those ceil_mode adds
+    inside = np.ones([d for d in (_first(x) if layout == "channels_last" else x).shape[2:]])
+    counted = np.pad(inside, [(lo, hi) for lo, hi in pads], constant_values=0)
+    if count_include_pad:
+        explicit = np.pad(inside, [(padding[2 * i], padding[2 * i + 1])
+                                   for i in range(len(kernel))], constant_values=1)
+        counted[tuple(slice(0, n) for n in explicit.shape)] = explicit
+    outs = slices[0].shape[2:]
+    divisor = sum(counted[tuple(slice(o, o + (n - 1) * s_ + 1, s_)
+                                for o, s_, n in zip(offset, strides, outs))]
+                  for offset in np.ndindex(*kernel))
+    total = F.sum(F.stack(slices, axis=0), axis=[0])
+    return _restore(F.divide(total, divisor.astype(numpy_dtype(x.dtype))), layout)
+
+
+EXPANSIONS.update(max_pool=_max_pool, avg_pool=_avg_pool)
