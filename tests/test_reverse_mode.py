@@ -67,6 +67,12 @@ CASES = {
     "extreme_reductions": (lambda x: F.multiply(  # each maximum attained twice: shared
         F.max(F.concat([x, x], axis=1), axis=[1]), F.min(F.sin(x), axis=None)), (3, 4)),
     "embedding": (lambda w: F.square(F.embedding(np.array([[0, 2], [2, 1]]), w)), (3, 4)),
+    "take_last_axis": (lambda x: F.square(F.take(x, np.array([3, 0, 3]), axis=2)),
+                       (2, 3, 4)),
+    "gathers": (lambda x: F.add(  # repeated and negative indices
+        F.sum(F.square(F.take(x, np.array([[2, 0], [-1, 2]]), axis=1))),
+        F.sum(F.multiply(F.sin(F.gather_nd(x, np.array([[0, 1], [2, 0], [0, 1]]))),
+                         F.sum(F.take(x, np.array(1), axis=0))))), (3, 4)),
     "pad_stack": (lambda x: F.square(F.stack([F.pad(x, pad_width=[1, 0, 2, 1], value=0.5),
                                               F.sin(F.pad(x, pad_width=[0, 1, 0, 3]))],
                                              axis=1)), (3, 2)),

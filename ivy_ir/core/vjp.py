@@ -259,6 +259,26 @@ def _swap(m: Any) -> Any:
     return F.permute_dims(m, axes=[*range(m.ndim - 2), m.ndim - 1, m.ndim - 2])
 
 
+# ---- gathers ------------------------------------------------------------------------------
+
+@vjp("gather_nd")
+def _gather_nd(g, out, x, indices):
+    return [F.scatter_add(F.zeros_like(x), indices, g), None]
+
+
+@vjp("take")
+def _take(g, out, x, indices, axis):
+    # the cotangent's rows added back at their indices (repeats accumulate), with the
+    # taken axis first, as `scatter_add` indexes the leading dims
+    k = indices.ndim
+    order = [axis, *range(axis), *range(axis + 1, x.ndim)]
+    rows = F.permute_dims(g, axes=[*range(axis, axis + k), *range(axis),
+                                   *range(axis + k, g.ndim)])
+    summed = F.scatter_add(F.zeros_like(F.permute_dims(x, axes=order)),
+                           F.expand_dims(indices, axis=[k]), rows)
+    return [F.permute_dims(summed, axes=[order.index(i) for i in range(x.ndim)]), None]
+
+
 # ---- neural-network ops ------------------------------------------------------------------
 
 @vjp("embedding")
