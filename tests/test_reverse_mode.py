@@ -67,6 +67,7 @@ CASES = {
     "extreme_reductions": (lambda x: F.multiply(  # each maximum attained twice: shared
         F.max(F.concat([x, x], axis=1), axis=[1]), F.min(F.sin(x), axis=None)), (3, 4)),
     "embedding": (lambda w: F.square(F.embedding(np.array([[0, 2], [2, 1]]), w)), (3, 4)),
+    "cumsum": (lambda x: F.square(F.cumsum(x, axis=1)), (3, 4)),
     "take_last_axis": (lambda x: F.square(F.take(x, np.array([3, 0, 3]), axis=2)),
                        (2, 3, 4)),
     "gathers": (lambda x: F.add(  # repeated and negative indices
@@ -153,10 +154,10 @@ def test_integer_values_carry_no_gradient():
 
 def test_an_op_without_a_rule_is_named_with_the_users_line():
     x = np.arange(4.0)
-    with pytest.raises(DerivativeError, match=r"ivy\.cumsum has no derivative rule "
+    with pytest.raises(DerivativeError, match=r"ivy\.cumprod has no derivative rule "
                                               r"\(differentiating through it at .*"
                                               r"test_reverse_mode\.py:\d+\)"):
-        ivy_ir.trace(lambda a: gradients(F.cumsum(F.sin(a), axis=0), [a])[0], (x,),
+        ivy_ir.trace(lambda a: gradients(F.cumprod(F.sin(a), axis=0), [a])[0], (x,),
                      source="ivy")
 
 

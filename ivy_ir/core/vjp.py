@@ -177,6 +177,12 @@ def _extreme(g, out, x, axis, keepdims):
         share, shape=list(x.shape))), 0)]
 
 
+@vjp("cumsum")
+def _cumsum(g, out, x, axis):
+    # each input element reaches every later output: the reversed running sum of g
+    return [F.flip(F.cumsum(F.flip(g, axis=[axis]), axis=axis), axis=[axis])]
+
+
 # ---- shapes ------------------------------------------------------------------------------
 
 @vjp("reshape", "expand_dims", "squeeze")
