@@ -141,8 +141,8 @@ def _plan(op: IvyOp, shared: frozenset[IvyOp] = frozenset()) -> Plan | None:
         if perm is not None and perm.attr_values()["axes"] == axes:
             perms.append(perm)
             operands.append(perm.operand_groups()[0])
-        elif _invariant(g):
-            operands.append(g)
+        elif _invariant(g) and _rank(g) <= len(axes):  # (a higher rank would broadcast
+            operands.append(g)                        # new dims the permute lacks)
         elif _rank(g) == len(axes) and \
                 (inverse := _existing_permute(g, _inverse(axes), op)) is not None:
             operands.append(inverse)

@@ -78,3 +78,21 @@ func.func @symmetric(%x: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
 // CHECK-NEXT:    %[[T:.*]] = ivy.permute_dims %x {axes = [0, 2, 1]}
 // CHECK-NEXT:    %[[S:.*]] = ivy.add %x, %[[T]]
 // CHECK-NEXT:    func.return %[[S]]
+
+// -----
+
+// An operand that no permutation changes but that broadcasts the result to a higher
+// rank (a [1, 1, 1] constant against a permuted matrix): sinking the permute would
+// give it the wrong rank, so it stays (found by tests/test_pass_soundness.py on a 0-d
+// permute against a [1] constant).
+func.func @broadcast_up(%x: tensor<2x3xf32>) -> tensor<1x3x2xf32> {
+  %t = ivy.permute_dims %x {axes = [1, 0]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %c = ivy.constant {value = dense<2.0> : tensor<1x1x1xf32>} : () -> tensor<1x1x1xf32>
+  %m = ivy.multiply %t, %c : (tensor<3x2xf32>, tensor<1x1x1xf32>) -> tensor<1x3x2xf32>
+  func.return %m : tensor<1x3x2xf32>
+}
+
+// CHECK-LABEL: func.func @broadcast_up
+// CHECK:         %[[T:.*]] = ivy.permute_dims %x {axes = [1, 0]}
+// CHECK:         %[[M:.*]] = ivy.multiply %[[T]], {{.*}} -> tensor<1x3x2xf32>
+// CHECK-NEXT:    func.return %[[M]]
