@@ -86,6 +86,8 @@ CASES = {
     "avg_pool_ceil_counting_pads": (lambda x: F.square(F.avg_pool(
         x, kernel=[3, 3], strides=[2, 2], padding=[1, 1, 1, 0], ceil_mode=True)),
                                     (2, 3, 9, 8)),
+    "avg_pool_unreached_padding": (lambda x: F.square(F.avg_pool(  # no window reaches
+        x, kernel=[2, 2], strides=[2, 2], padding=[0, 1, 0, 1])), (2, 3, 8, 8)),  # the end
     "avg_pool_not_counting_pads": (lambda x: F.square(F.avg_pool(
         x, kernel=[3, 2], strides=[2, 1], padding=[1, 0, 1, 1], count_include_pad=False,
         layout="channels_last")), (2, 9, 8, 3)),
@@ -231,3 +233,12 @@ def test_onnx_gradient_of_a_convolution():
     np.testing.assert_allclose(got[0], loss.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(got[1], tw.grad.numpy(), rtol=1e-10, atol=1e-14)
     np.testing.assert_allclose(got[2], tb.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+def test_a_rule_refusing_an_attribute_names_it_with_the_users_line():
+    x = np.arange(4.0)
+    with pytest.raises(DerivativeError, match=r"ivy\.pad in mode 'reflect' has no derivative "
+                                              r"rule \(differentiating through it at .*"
+                                              r"test_reverse_mode\.py:\d+\)"):
+        ivy_ir.trace(lambda a: gradients(F.pad(a, pad_width=[1, 1], mode="reflect"), [a])[0],
+                     (x,), source="ivy")

@@ -22,15 +22,10 @@ from ..dialect import IvyOp, TensorSpec
 from ..dialect.registry import NONDIFF
 from ..dialect.types import COMPLEX, FLOATS
 from .decompose import DECOMPOSITIONS
-from .errors import TraceError
 from .locations import where
 from .tracer import OPS as F
 from .tracer import Tracer
-from .vjp import EXPANSIONS, VJPS
-
-
-class DerivativeError(TraceError):
-    """An op on the path from `xs` to `y` has no derivative rule here."""
+from .vjp import EXPANSIONS, VJPS, DerivativeError
 
 
 def gradients(y: Tracer, xs: Sequence[Tracer], seed: Tracer | None = None) -> list[Tracer]:
@@ -67,7 +62,10 @@ def _rule(op: IvyOp, gs: list[Tracer], outs: list[Tracer], args: list[Any]) -> l
     name = op.SPEC.name
     attrs = op.attr_values()
     if name in VJPS:
-        return VJPS[name](*gs, *outs, *args, **attrs)
+        try:
+            return VJPS[name](*gs, *outs, *args, **attrs)
+        except DerivativeError as exc:  # a rule that refuses some attributes
+            raise DerivativeError(f"{exc} (differentiating through it{_at(op)})") from None
     if name in EXPANSIONS:
         return _through(lambda *a, **k: EXPANSIONS[name](*a, **k, out=outs[0]), gs, args,
                         attrs)

@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 
 from ..dialect.types import numpy_dtype
+from .errors import TraceError
 from .tracer import OPS as F
+
+
+class DerivativeError(TraceError):
+    """An op on the path from `xs` to `y` has no derivative rule here."""
+
 
 VJPS: dict[str, Callable[..., Any]] = {}
 EXPANSIONS: dict[str, Callable[..., Any]] = {}
@@ -335,7 +341,7 @@ def _first(v: Any) -> Any:
 @vjp("pad")
 def _pad(g, out, x, pad_width, mode, value):
     if mode != "constant":  # reflect/edge fold cotangents back onto the edge: not here
-        return [None]
+        raise DerivativeError(f"ivy.pad in mode {mode!r} has no derivative rule")
     return [F.slice(g, start=list(pad_width[::2]),
                     stop=[b + d for b, d in zip(pad_width[::2], x.shape)], step=[1] * x.ndim)]
 
@@ -376,10 +382,11 @@ def _avg_pool(x, kernel, strides, padding, ceil_mode, count_include_pad, layout,
     # inside the explicit padding with `count_include_pad`), never those ceil_mode adds
     inside = np.ones([d for d in (_first(x) if layout == "channels_last" else x).shape[2:]])
     counted = np.pad(inside, [(lo, hi) for lo, hi in pads], constant_values=0)
-    if count_include_pad:
+    if count_include_pad:  # (the windows may not reach all of the explicit padding)
         explicit = np.pad(inside, [(padding[2 * i], padding[2 * i + 1])
                                    for i in range(len(kernel))], constant_values=1)
-        counted[tuple(slice(0, n) for n in explicit.shape)] = explicit
+        both = tuple(slice(0, min(a, b)) for a, b in zip(explicit.shape, counted.shape))
+        counted[both] = explicit[both]
     outs = slices[0].shape[2:]
     divisor = sum(counted[tuple(slice(o, o + (n - 1) * s_ + 1, s_)
                                 for o, s_, n in zip(offset, strides, outs))]
