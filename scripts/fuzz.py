@@ -6,7 +6,8 @@ parses and verifies is also lowered to each target and called on random inputs o
 declared types. A run passes when nothing raises an exception type outside the stage's
 allow-list of user errors (`INTERNAL`), no reader takes more than 1 s plus 1 s per
 10 kB of its own CPU time (`SLOW`: the thread's time, so a busy machine, such as the
-test suite's other worker, does not count), and every lowered call returns the
+test suite's other worker, does not count; the cyclic garbage collector is paused, as
+its full sweeps of a big process would count too), and every lowered call returns the
 declared shapes and dtypes (`WRONG-TYPE`). Reproducers of failures are written to
 `--out`, one file each, with the stage and the exception on the first line.
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import hashlib
 import io
 import logging
@@ -201,6 +203,20 @@ def deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic collector off while a stage runs: a full collection of the test
+    process's heap (gigabytes, seconds of CPU) would be charged to whichever reader's
+    allocation set it off, and count as SLOW; reference counting still frees."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def allowed_s(text: str) -> float:
     return 1.0 + len(text) / 10_000
 
@@ -249,7 +265,7 @@ class Harness:
         """Run one stage: count its outcome, record a failure; the value or None."""
         start = time.thread_time()
         try:
-            with deadline(HANG_S):
+            with deadline(HANG_S), _collector_paused():
                 value = call()
         except Timeout as exc:
             self._fail(stage, "SLOW", str(exc), text)
