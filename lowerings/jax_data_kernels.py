@@ -2,9 +2,10 @@
 `non_max_suppression`), as `ivy_ir/core/reference_data.py` computes them.
 
 Such an op runs op by op (`JaxRuntime.wrap`, `lowerings/staged.py`): the final
-selection has a size only the values decide. The greedy pass of non-maximum suppression keeps static
-shapes (a mask over the score ranks), runs under `lax.while_loop` and is jitted on its
-own; only picking the kept rows out of it is data-dependent.
+selection has a size only the values decide. The greedy pass of non-maximum
+suppression keeps static shapes (a mask over the score ranks), runs under
+`lax.while_loop` and is jitted on its own; only picking the kept rows out of it is
+data-dependent.
 """
 
 from __future__ import annotations
