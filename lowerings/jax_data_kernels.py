@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ivy_ir.core.boxes import box_corners, nms_overlap
+from ivy_ir.core.boxes import box_corners, nms_take
 
 __all__ = ["argwhere", "nms_slots", "non_max_suppression", "unique"]
 
@@ -69,11 +69,8 @@ def nms_slots(boxes, scores, slots, iou_threshold, score_threshold, center):
         rank, taken, index, count = state
         box = lax.dynamic_slice_in_dim(order, rank, 1, axis=2)
         cand = [jnp.take_along_axis(v, box, -1) for v in corners]
-        hit = nms_overlap(jnp, cand, taken, iou_threshold) & (slot < count[..., None])
-        take = ok[:, :, rank] & ~hit.any(-1) & (count < slots)
-        put = (slot == count[..., None]) & take[..., None]
-        taken = [jnp.where(put, c, t) for c, t in zip(cand, taken)]
-        return rank + 1, taken, jnp.where(put, box, index), count + take
+        return rank + 1, *nms_take(jnp, cand, box, taken, index, count, slot,
+                                   ok[:, :, rank], iou_threshold)
 
     start = (0, [jnp.zeros((n_batch, n_class, slots), boxes.dtype) for _ in range(4)],
              jnp.zeros((n_batch, n_class, slots), order.dtype),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from ivy_ir.core.boxes import box_corners, nms_overlap
+from ivy_ir.core.boxes import box_corners, nms_take
 
 __all__ = ["non_max_suppression", "unique"]
 
@@ -54,11 +54,7 @@ def non_max_suppression(boxes, scores, max_out, iou_threshold, score_threshold, 
             break
         box = order[:, :, rank:rank + 1]
         cand = [torch.gather(v, -1, box) for v in corners]
-        hit = nms_overlap(torch, cand, taken, iou_threshold) & (slot < count[..., None])
-        take = ok[:, :, rank] & ~hit.any(-1) & (count < slots)
-        put = (slot == count[..., None]) & take[..., None]
-        taken = [torch.where(put, c, t) for c, t in zip(cand, taken)]
-        index = torch.where(put, box, index)
-        count += take
+        taken, index, count = nms_take(torch, cand, box, taken, index, count, slot,
+                                       ok[:, :, rank], iou_threshold)
     b, c, k = torch.nonzero(slot < count[..., None], as_tuple=True)
     return torch.stack([b, c, index[b, c, k]], dim=1)

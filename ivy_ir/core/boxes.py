@@ -1,12 +1,12 @@
 """Box geometry shared by every target's non-maximum suppression kernel: functions over
 an array namespace argument (`np`, `jnp`, `torch` or `tf`, each spelling `minimum`,
 `maximum`, `where` and `ones_like` alike), copied into generated code like the other
-kernels, so the IoU rule exists once.
+kernels, so the IoU rule and the greedy pass's step exist once.
 """
 
 from __future__ import annotations
 
-__all__ = ["box_corners", "nms_overlap"]
+__all__ = ["box_corners", "nms_overlap", "nms_take"]
 
 
 def box_corners(ns, boxes, center):
@@ -31,3 +31,15 @@ def nms_overlap(ns, cand, taken, threshold):
     iou = inter / ns.where(union > 0, union, ns.ones_like(union))
     return ((ix1 > ix0) & (iy1 > iy0) & (inter > 0) & (area_c > 0) & (area_t > 0)
             & (union > 0) & (iou > threshold))
+
+
+def nms_take(ns, cand, box, taken, index, count, slot, ok, threshold):
+    # one step of the greedy pass for every (batch, class) pair at once: a pair takes its
+    # candidate (corners `cand`, position `box`) where it is one (`ok`), overlaps no box
+    # the pair took before and a slot is free; taken corners, positions and counts
+    # updated (NumPy, JAX, torch: TF spells `any` and the count's update otherwise)
+    hit = nms_overlap(ns, cand, taken, threshold) & (slot < count[..., None])
+    take = ok & ~hit.any(-1) & (count < slot.shape[-1])
+    put = (slot == count[..., None]) & take[..., None]
+    return ([ns.where(put, c, t) for c, t in zip(cand, taken)], ns.where(put, box, index),
+            count + take)

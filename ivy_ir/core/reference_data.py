@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .boxes import box_corners, nms_overlap
+from .boxes import box_corners, nms_take
 
 __all__ = ["non_max_suppression", "unique"]
 
@@ -49,11 +49,7 @@ def non_max_suppression(boxes, scores, max_out, iou_threshold, score_threshold, 
         box = order[:, :, rank:rank + 1]
         cand = [np.take_along_axis(v, box, -1) for v in corners]
         with np.errstate(invalid="ignore"):  # infinite corners: NaN compares False
-            hit = nms_overlap(np, cand, taken, iou_threshold) & (slot < count[..., None])
-        take = ok[:, :, rank] & ~hit.any(-1) & (count < slots)
-        put = (slot == count[..., None]) & take[..., None]
-        taken = [np.where(put, c, t) for c, t in zip(cand, taken)]
-        index = np.where(put, box, index)
-        count += take
+            taken, index, count = nms_take(np, cand, box, taken, index, count, slot,
+                                           ok[:, :, rank], iou_threshold)
     b, c, k = np.nonzero(slot < count[..., None])
     return np.stack([b, c, index[b, c, k]], axis=1).astype(np.int64)
