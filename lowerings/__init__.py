@@ -113,19 +113,21 @@ def _load(work: Module, tgt: Target, runtime: Runtime, fn_name: str, options: di
     if tgt.fuses(options):
         fuse_elementwise(work.op)
     check_supported(work, tgt.name)
-    source, namespace = emit_source(work, tgt, fn_name)
-    code = compile(source, f"<ivy_ir {tgt.name}>", "exec")
     wide = _has_64_bits(work)
-    with runtime.scope(wide):
-        exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
-        native = runtime.arrange(runtime.params(values, trainable), work)
-    raw = namespace[fn_name]
     data_shaped = any(op.SPEC.has("data_shaped") for op in work.entry.walk()
                       if isinstance(op, IvyOp))
     cut = staged.split(work) if data_shaped and runtime.stages_data_shaped else None
     if cut is not None:
+        with runtime.scope(wide):
+            native = runtime.arrange(runtime.params(values, trainable), work)
         source, fn = _load_stages(work, *cut, tgt, runtime, fn_name, wide, options)
         return source, fn, fn, native
+    source, namespace = emit_source(work, tgt, fn_name)
+    code = compile(source, f"<ivy_ir {tgt.name}>", "exec")
+    with runtime.scope(wide):
+        exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
+        native = runtime.arrange(runtime.params(values, trainable), work)
+    raw = namespace[fn_name]
     return source, raw, runtime.wrap(raw, wide=wide, data_shaped=data_shaped, **options), native
 
 
