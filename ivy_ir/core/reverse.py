@@ -20,7 +20,7 @@ from xdsl.ir import Operation, OpResult, SSAValue
 
 from ..dialect import IvyOp, TensorSpec
 from ..dialect.registry import NONDIFF
-from ..dialect.types import COMPLEX, FLOATS
+from ..dialect.types import CLASS_MEMBERS
 from .decompose import DECOMPOSITIONS
 from .locations import where
 from .tracer import OPS as F
@@ -124,8 +124,7 @@ def _traced(group: Any, graph: Any) -> Any:
 
 
 def _inexact(value: SSAValue) -> bool:
-    dtype = TensorSpec.from_xdsl(value.type).dtype
-    return dtype in FLOATS or dtype in COMPLEX
+    return TensorSpec.from_xdsl(value.type).dtype in CLASS_MEMBERS["inexact"]
 
 
 def _at(op: Operation) -> str:
