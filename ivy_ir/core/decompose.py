@@ -16,7 +16,7 @@ from typing import Any
 from xdsl.ir import Operation, SSAValue
 
 from ..dialect import COMPOSITE, IvyOp, TensorSpec
-from ..dialect.dtypes import HALF
+from ..dialect.dtypes import HALF, finfo
 from .decompose_bits import BITS
 from .decompose_recurrent import RECURRENT
 from .graph import Graph
@@ -192,24 +192,30 @@ def group_norm(x, weight, bias, num_groups, eps):  # layer norm over (channels/g
 
 @decomposition("scaled_dot_product_attention")
 def scaled_dot_product_attention(q, k, v, mask, causal, scale):
-    # softmax(q k^T * scale + mask) v; a bool mask keeps True, a float mask is added
+    # softmax(q k^T * scale + mask) v; a bool mask keeps True (as torch: -inf added
+    # elsewhere), a float mask is added. Masks are added, never selected, and the
+    # safe softmax below clamps rather than tests: XLA's CPU backend then runs the
+    # whole attention, both products included, as one fused kernel.
     if scale is None:
         scale = 1 / math.sqrt(q.shape[-1])
     perm = list(range(k.ndim - 2)) + [k.ndim - 1, k.ndim - 2]
     scores = F.multiply(F.matmul(q, F.permute_dims(k, axes=perm)), scale)
     if causal:
         keep = F.tril(F.ones_like(scores, dtype="bool"))
-        scores = F.where(keep, scores, -math.inf)
-    if mask is None:
+        scores = F.add(scores, F.where(keep, F.zeros_like(scores), -math.inf))
+    if mask is None:  # (every row keeps a key, the causal ones their diagonal)
         return F.matmul(F.softmax(scores, axis=-1), v)
     # (a float mask of another dtype adds in q's dtype)
-    scores = F.where(mask, scores, -math.inf) if mask.dtype == "bool" \
-        else F.add(scores, F.astype(mask, dtype=q.dtype))
-    # a row whose keys are all masked out attends to nothing: zeros, not NaN (also in
-    # the gradient: its softmax runs on zeros instead of -inf)
-    empty = F.all(F.equal(scores, -math.inf), axis=[-1], keepdims=True)
-    probs = F.softmax(F.where(empty, 0.0, scores), axis=-1)
-    return F.matmul(F.where(empty, 0.0, probs), v)
+    scores = F.add(scores, F.where(mask, F.zeros_like(mask, dtype=q.dtype), -math.inf)
+                   if mask.dtype == "bool" else F.astype(mask, dtype=q.dtype))
+    # a row whose keys are all masked out attends to nothing: zeros, not NaN, also in
+    # the gradient. Its max, -inf, is raised to the lowest finite value, so its exps are
+    # all 0; any other row's sum is at least 1 (the max's own term), so a sum raised to
+    # 1/2 changes only the empty rows' (0 / (1/2), whose gradient stays finite too).
+    e = F.exp(F.subtract(scores, F.maximum(F.max(scores, axis=[-1], keepdims=True),
+                                           float(finfo(q.dtype).min))))
+    total = F.maximum(F.sum(e, axis=[-1], keepdims=True), 0.5)
+    return F.matmul(F.divide(e, total), v)
 
 
 def decompose_ops(root: Operation, names: frozenset[str] | set[str] = COMPOSITE,

@@ -6,6 +6,8 @@ the IR's types (`types.py` maps the names to xDSL types for everything that buil
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 ARRAY_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -83,11 +85,23 @@ def numpy_dtype(name: str) -> np.dtype:
     return np.dtype(name)
 
 
+def finfo(name: str) -> Any:
+    """The limits of a float dtype (`numpy.finfo`'s fields); ml_dtypes' for bfloat16 and
+    the storage floats, which NumPy's finfo does not know."""
+    if name == "bfloat16" or name in STORAGE:
+        import ml_dtypes
+
+        return ml_dtypes.finfo(numpy_dtype(name))
+    return np.finfo(name)
+
+
 def storage_range(name: str) -> tuple[float, float]:
     """The lowest and highest finite value of a storage dtype (what a saturating cast
     clips to)."""
-    import ml_dtypes  # its finfo/iinfo know the storage dtypes (NumPy's do not)
+    if name in STORAGE_INTS:
+        import ml_dtypes
 
-    dtype = numpy_dtype(name)
-    info = ml_dtypes.iinfo(dtype) if name in STORAGE_INTS else ml_dtypes.finfo(dtype)
+        info = ml_dtypes.iinfo(numpy_dtype(name))
+    else:
+        info = finfo(name)
     return float(info.min), float(info.max)

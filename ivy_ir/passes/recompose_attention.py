@@ -8,6 +8,8 @@ its last two axes swapped back. A mask layer is one of
 
     where(m, s, -inf) | where(m, -inf, s)   a boolean mask (keep where True / False)
     where(tril(ones), s, -inf)              the causal mask (also triu(ones, 1), inverted)
+    s + where(m, 0, -inf)                   either of those, added (as torch adds a
+                                            boolean mask, and our decomposition does)
     s + m                                   an additive float mask
 
 at most one general mask and one causal mask. A `where` that fills a finite value
@@ -15,7 +17,8 @@ at most one general mask and one causal mask. A `where` that fills a finite valu
 giving NaN), so it does not match.
 
 The op gives zeros on a query row whose keys are all masked out. A guarded softmax
-(`where(all(s == -inf, axis=-1), 0, softmax(s))`, torch's `_safe_softmax` and our own
+(`where(all(s == -inf, axis=-1), 0, softmax(s))`, torch's `_safe_softmax`) or a clamped
+one (`e / maximum(sum(e), 1/2)` with `e = exp(s - maximum(max(s), lowest))`, our own
 decomposition) matches that exactly; an unguarded one with a general mask gives NaN on
 such rows, so recomposing it changes only rows that were NaN (to zeros).
 """
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from xdsl.ir import SSAValue
 
 from ..dialect import IvyOp
+from ..dialect.dtypes import finfo
 from ..dialect.infer import broadcast
 from .recompose_match import (
     Expansion,
@@ -129,15 +133,7 @@ def _scores(s: SSAValue, dt: str, depth: int = 2) -> _Scores:
         require(inverted or scalar(b) == -math.inf)
         inner = b if inverted else a
         require(spec(inner).shape == spec(s).shape)
-        sc = _scores(inner, dt, depth - 1)
-        if _is_causal(keep, inverted, inner):
-            require(not sc.causal)
-            sc.causal = True
-        else:
-            require(sc.mask is None)
-            sc.mask = Prep("logical_not", [keep]) if inverted else keep
-        sc.ops.append(op)
-        return sc
+        return _masked(_scores(inner, dt, depth - 1), keep, inverted, inner, op)
     for inner, m in (op.operand_groups(), op.operand_groups()[::-1]):
         shape = spec(inner).shape
         if broadcast(spec(m).shape, shape) != shape:
@@ -146,11 +142,41 @@ def _scores(s: SSAValue, dt: str, depth: int = 2) -> _Scores:
             sc = _scores(inner, dt, depth - 1)
         except NoMatch:
             continue
+        added = _added_bool(m)
+        if added is not None:
+            return _masked(sc, *added, inner, op)
         require(sc.mask is None)
         sc.mask = m
         sc.ops.append(op)
         return sc
     raise NoMatch
+
+
+def _added_bool(m: SSAValue) -> tuple[SSAValue, bool] | None:
+    """m = where(keep, 0, -inf) | where(keep, -inf, 0) -> (keep, inverted), else None."""
+    w = producer(m, "where")
+    if w is None:
+        return None
+    keep, a, b = w.operand_groups()
+    if scalar(a) == 0.0 and scalar(b) == -math.inf:
+        return keep, False
+    if scalar(a) == -math.inf and scalar(b) == 0.0:
+        return keep, True
+    return None
+
+
+def _masked(sc: _Scores, keep: SSAValue, inverted: bool, inner: SSAValue,
+            op: IvyOp) -> _Scores:
+    """The scores `sc` with the boolean mask `keep` (True where kept, unless `inverted`)
+    applied by `op`: the causal mask, or the op's general one."""
+    if _is_causal(keep, inverted, inner):
+        require(not sc.causal)
+        sc.causal = True
+    else:
+        require(sc.mask is None)
+        sc.mask = Prep("logical_not", [keep]) if inverted else keep
+    sc.ops.append(op)
+    return sc
 
 
 def _neg_inf_rows(g: SSAValue, s: SSAValue, ops: list) -> None:
@@ -174,14 +200,45 @@ def _neg_inf_rows(g: SSAValue, s: SSAValue, ops: list) -> None:
     ops.append(eq)
 
 
-def _probabilities(p: SSAValue, ops: list) -> tuple[IvyOp, SSAValue]:
+def _clamped(p: SSAValue, ops: list) -> tuple[int, SSAValue]:
+    """p = e / maximum(sum(e, axis, keepdims), c), e = exp(s - maximum(max(s, axis,
+    keepdims), lo)), with 0 < c < 1 and lo at most the lowest finite value of s's dtype
+    -> (axis, s). Any row holding a finite score sums to at least 1 and has its max
+    above lo, so only the rows that are -inf throughout see a clamp: they give zeros."""
+    div = expect(p, "divide")
+    e, total = div.operand_groups()
+    clamp = expect(total, "maximum")
+    tot, c = clamp.operand_groups()
+    require(0 < (scalar(c) or 0) < 1)
+    red = expect(tot, "sum")
+    exp = expect(e, "exp")
+    sub = expect(exp.operand_groups()[0], "subtract")
+    s, shift = sub.operand_groups()
+    low = expect(shift, "maximum")
+    mx, lo = low.operand_groups()
+    top = expect(mx, "max")
+    require(red.operand_groups()[0] is e and top.operand_groups()[0] is s)
+    require((scalar(lo) or 0) <= float(finfo(spec(s).dtype).min))
+    rank = spec(s).rank
+    axes = {norm_axes(r.attr_values()["axis"], rank) for r in (red, top)}
+    require(len(axes) == 1 and all(r.attr_values()["keepdims"] for r in (red, top)))
+    (reduced,) = axes
+    require(len(reduced) == 1)
+    ops += [div, clamp, red, exp, sub, low, top]
+    return reduced[0], s
+
+
+def _probabilities(p: SSAValue, ops: list) -> tuple[int, SSAValue]:
     """p = softmax(s) | where(g, 0, softmax(s)) | where(g, 0, softmax(where(g, 0, s))),
-    g the rows of s that are -inf throughout -> (the softmax, s). The guard is torch's
-    `_safe_softmax` and our decomposition's (zeros on such rows); the inner `where`
-    keeps NaN out of the softmax's gradient."""
+    g the rows of s that are -inf throughout, or the clamped softmax (`_clamped`) ->
+    (its axis, s). The guard is torch's `_safe_softmax` (zeros on such rows); the inner
+    `where` keeps NaN out of the softmax's gradient."""
     sm = producer(p, "softmax")
     if sm is not None:
-        return sm, sm.operand_groups()[0]
+        ops.append(sm)
+        return sm.attr_values()["axis"], sm.operand_groups()[0]
+    if producer(p, "divide") is not None:
+        return _clamped(p, ops)
     w = expect(p, "where")
     g, zero, probs = w.operand_groups()
     sm = expect(probs, "softmax")
@@ -193,8 +250,8 @@ def _probabilities(p: SSAValue, ops: list) -> tuple[IvyOp, SSAValue]:
         require(scalar(zero) == 0.0)
         ops.append(inner)
     _neg_inf_rows(g, s, ops)
-    ops.append(w)  # the zeros go with it once unused (they may be shared, like a constant)
-    return sm, s
+    ops += [w, sm]  # the zeros go with it once unused (they may be shared, like a constant)
+    return sm.attr_values()["axis"], s
 
 
 def attention(root: IvyOp) -> Fused:
@@ -202,9 +259,9 @@ def attention(root: IvyOp) -> Fused:
     (the softmax may be guarded against rows with every key masked out)"""
     p, v = root.operand_groups()
     guard: list = []
-    sm, s = _probabilities(p, guard)
+    axis, s = _probabilities(p, guard)
     rank = spec(s).rank
-    require(rank >= 2 and sm.attr_values()["axis"] == rank - 1)
+    require(rank >= 2 and axis in (-1, rank - 1))
     dt = spec(s).dtype
     sc = _scores(s, dt)
     attrs: dict = {}
@@ -214,4 +271,4 @@ def attention(root: IvyOp) -> Fused:
     if d is None or not close(sc.coef, 1 / math.sqrt(d), dt):
         attrs["scale"] = shortest(sc.coef, dt)
     return Fused("scaled_dot_product_attention", [sc.q, sc.k, v, sc.mask], attrs,
-                 {sm, *sc.ops, *guard})
+                 {*sc.ops, *guard})

@@ -81,12 +81,16 @@ def expect(v: SSAValue | None, *names: str) -> IvyOp:
 
 
 def scalar(v: SSAValue) -> float | None:
-    """The value of `v` when it is one number repeated (a splat constant or `full`)."""
-    op = producer(v, "constant", "full")
+    """The value of `v` when it is one number repeated (a splat constant, `full`, or a
+    `zeros_like`/`ones_like`/`full_like`)."""
+    op = producer(v, "constant", "full", "full_like", "zeros_like", "ones_like")
     if op is None:
         return None
     attrs = op.attr_values()
-    if op.SPEC.name == "full":
+    name = op.SPEC.name
+    if name in ("zeros_like", "ones_like"):
+        return float(name == "ones_like")
+    if name in ("full", "full_like"):
         return float(attrs["fill_value"])
     value = attrs["value"]
     if value.size == 0 or value.dtype == np.bool_:

@@ -113,6 +113,61 @@ func.func @attn_float_mask(%q: tensor<2x6x8xf32>, %k: tensor<2x6x8xf32>, %v: ten
 // CHECK-NEXT:    %y = ivy.scaled_dot_product_attention %q, %k, %v, mask = %bias : (tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<6x6xf32>) -> tensor<2x6x8xf32>
 // CHECK-NEXT:    func.return %y
 
+// our decomposition's form: the causal and boolean masks added as where(keep, 0, -inf)
+// (one inverted), and the softmax clamped (max raised to the lowest float32, sum to 1/2)
+// so that rows masked out throughout give zeros
+func.func @attn_added_masks_clamped(%q: tensor<2x6x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>, %drop: tensor<6x6xi1>) -> tensor<2x6x8xf32> {
+  %kt = ivy.permute_dims %k {axes = [0, 2, 1]} : (tensor<2x6x8xf32>) -> tensor<2x8x6xf32>
+  %s = ivy.matmul %q, %kt : (tensor<2x6x8xf32>, tensor<2x8x6xf32>) -> tensor<2x6x6xf32>
+  %c = ivy.constant {value = dense<0.353553385> : tensor<f32>} : () -> tensor<f32>
+  %sc = ivy.multiply %s, %c : (tensor<2x6x6xf32>, tensor<f32>) -> tensor<2x6x6xf32>
+  %ones = ivy.ones_like %sc {dtype = i1} : (tensor<2x6x6xf32>) -> tensor<2x6x6xi1>
+  %keep = ivy.tril %ones : (tensor<2x6x6xi1>) -> tensor<2x6x6xi1>
+  %zeros = ivy.zeros_like %sc : (tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  %ninf = ivy.full {shape = [], fill_value = -inf} : () -> tensor<f32>
+  %causal = ivy.where %keep, %zeros, %ninf : (tensor<2x6x6xi1>, tensor<2x6x6xf32>, tensor<f32>) -> tensor<2x6x6xf32>
+  %s1 = ivy.add %sc, %causal : (tensor<2x6x6xf32>, tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  %mzeros = ivy.zeros_like %drop {dtype = f32} : (tensor<6x6xi1>) -> tensor<6x6xf32>
+  %dropped = ivy.where %drop, %ninf, %mzeros : (tensor<6x6xi1>, tensor<f32>, tensor<6x6xf32>) -> tensor<6x6xf32>
+  %s2 = ivy.add %s1, %dropped : (tensor<2x6x6xf32>, tensor<6x6xf32>) -> tensor<2x6x6xf32>
+  %m = ivy.max %s2 {axis = [2], keepdims = true} : (tensor<2x6x6xf32>) -> tensor<2x6x1xf32>
+  %lo = ivy.constant {value = dense<-3.40282347e+38> : tensor<f32>} : () -> tensor<f32>
+  %ml = ivy.maximum %m, %lo : (tensor<2x6x1xf32>, tensor<f32>) -> tensor<2x6x1xf32>
+  %z = ivy.subtract %s2, %ml : (tensor<2x6x6xf32>, tensor<2x6x1xf32>) -> tensor<2x6x6xf32>
+  %e = ivy.exp %z : (tensor<2x6x6xf32>) -> tensor<2x6x6xf32>
+  %sum = ivy.sum %e {axis = [2], keepdims = true} : (tensor<2x6x6xf32>) -> tensor<2x6x1xf32>
+  %half = ivy.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %total = ivy.maximum %sum, %half : (tensor<2x6x1xf32>, tensor<f32>) -> tensor<2x6x1xf32>
+  %p = ivy.divide %e, %total : (tensor<2x6x6xf32>, tensor<2x6x1xf32>) -> tensor<2x6x6xf32>
+  %y = ivy.matmul %p, %v : (tensor<2x6x6xf32>, tensor<2x6x8xf32>) -> tensor<2x6x8xf32>
+  func.return %y : tensor<2x6x8xf32>
+}
+// CHECK-LABEL: func.func @attn_added_masks_clamped
+// CHECK:         %[[KEEP:.*]] = ivy.logical_not %drop
+// CHECK-NEXT:    %y = ivy.scaled_dot_product_attention %q, %k, %v, mask = %[[KEEP]] {causal = true} : (tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<2x6x8xf32>, tensor<6x6xi1>) -> tensor<2x6x8xf32>
+// CHECK-NEXT:    func.return %y
+
+// negative: a max raised to -1e9 instead of the lowest float changes rows whose scores
+// all lie below it, so that softmax is not the op's
+func.func @attn_clamped_too_high(%q: tensor<6x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x8xf32>) -> tensor<6x8xf32> {
+  %kt = ivy.permute_dims %k {axes = [1, 0]} : (tensor<6x8xf32>) -> tensor<8x6xf32>
+  %s = ivy.matmul %q, %kt : (tensor<6x8xf32>, tensor<8x6xf32>) -> tensor<6x6xf32>
+  %m = ivy.max %s {axis = [1], keepdims = true} : (tensor<6x6xf32>) -> tensor<6x1xf32>
+  %lo = ivy.constant {value = dense<-1.0e+09> : tensor<f32>} : () -> tensor<f32>
+  %ml = ivy.maximum %m, %lo : (tensor<6x1xf32>, tensor<f32>) -> tensor<6x1xf32>
+  %z = ivy.subtract %s, %ml : (tensor<6x6xf32>, tensor<6x1xf32>) -> tensor<6x6xf32>
+  %e = ivy.exp %z : (tensor<6x6xf32>) -> tensor<6x6xf32>
+  %sum = ivy.sum %e {axis = [1], keepdims = true} : (tensor<6x6xf32>) -> tensor<6x1xf32>
+  %half = ivy.constant {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %total = ivy.maximum %sum, %half : (tensor<6x1xf32>, tensor<f32>) -> tensor<6x1xf32>
+  %p = ivy.divide %e, %total : (tensor<6x6xf32>, tensor<6x1xf32>) -> tensor<6x6xf32>
+  %y = ivy.matmul %p, %v : (tensor<6x6xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
+  func.return %y : tensor<6x8xf32>
+}
+// CHECK-LABEL: func.func @attn_clamped_too_high
+// CHECK-NOT:     ivy.scaled_dot_product_attention
+// CHECK:         %y = ivy.matmul %p, %v
+
 // negative: a finite fill (-1e9) is not the op's boolean mask (a fully masked row would
 // average the values instead of giving NaN): the attention stays spelled out
 func.func @attn_finite_fill(%q: tensor<2x6x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x8xf32>, %mask: tensor<2x6x6xi1>) -> tensor<2x6x8xf32> {
