@@ -6,8 +6,8 @@ NumPy), then call that backend's function. Generated once from the catalogue, wi
 standard's signature plus `f` and `backend`. Since the pick depends on the argument
 types alone, each function keeps a small table from those types to the function
 picked (`backend.dispatch` fills it; arguments of one type are keyed by that type
-alone, which spares building and hashing a tuple): a repeated call is one lookup and
-one call.
+alone, which spares building and hashing a tuple): a repeated call is one subscript
+(in a `try`, free unless it misses; ~40 ns under `dict.get`) and one call.
 """
 
 from __future__ import annotations
@@ -41,8 +41,11 @@ def _source(fn: FacadeFn, cache: str) -> str:
         key = f"_t if {' is '.join(['_t', *rest])} else (_t, {', '.join(rest)})"
     return (head + "    if f is backend is None:\n"
             f"        _t = type({arrays[0]})\n"
-            f"        g = {cache}.get({key})\n"
-            "        if g is not None:\n"
+            "        try:\n"
+            f"            g = {cache}[{key}]\n"
+            "        except KeyError:\n"
+            "            pass\n"
+            "        else:\n"
             f"            return g({call})\n"
             f"    return _dispatch({cache}, {fn.name!r}, backend if f is None else f, "
             f"{values})({call})\n")

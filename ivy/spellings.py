@@ -145,6 +145,12 @@ NUMPY_SPELLINGS = {
     **{n: (f"np.{n}(x, axis=axis, keepdims=keepdims) if correction == 0 else "
            f"np.{n}(x, axis=axis, correction=correction, keepdims=keepdims)")
        for n in ("std", "var")},
+    # `np.sum` and its kin are Python wrappers (~1.7 us a call) around the ufunc's
+    # `reduce`, which gives the same dtype (small integers widen to the platform's)
+    **{n: f"np.{u}.reduce(x, axis, {dt}, None, keepdims)"
+       for n, u, dt in (("sum", "add", "None if dtype is None else _dt(dtype)"),
+                        ("prod", "multiply", "None if dtype is None else _dt(dtype)"),
+                        ("max", "maximum", "None"), ("min", "minimum", "None"))},
     # NumPy's index dtype is already the standard's int64 on 64-bit platforms
     **({n: f"np.{n}(x, axis=axis, keepdims=keepdims)" for n in ("argmax", "argmin")}
        if numpy.dtype(numpy.intp) == numpy.int64 else {}),

@@ -66,9 +66,10 @@ def _reduction(name: str, call: str, none: str = "", extra: str = "",
                    f"{kernel} if _lacking(x) else NotImplemented")
 
 
-_ACCUMULATE = ("torch.{n}(x, axis, keepdims) if type(axis) is int and dtype is None and "
-               "_inexact[x.dtype] else _{n}(x, axis, _dt(dtype), keepdims)")
-"""`sum`/`prod` of floats along one axis keep the dtype, as torch does; integers widen."""
+_ACCUMULATE = ("torch.{n}(x, axis, keepdims) if {axis} and dtype is None "
+               "and _inexact[x.dtype] else _{n}(x, axis, _dt(dtype), keepdims)")
+"""`sum`/`prod` of floats along one axis (`sum`: or all) keep the dtype, as torch does;
+integers widen."""
 
 TORCH_SPELLINGS: dict[str, str | Rescued] = {
     # creation: the facade's default dtypes (float64, int64, complex128), not torch's
@@ -137,8 +138,8 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     "mean": _reduction("mean", "torch.mean", "axis is None or "),
     **{n: _reduction(n, f"torch.{n}", extra=", correction=correction", keep="keepdim=keepdims")
        for n in ("std", "var")},
-    "sum": _ACCUMULATE.format(n="sum"),
-    "prod": _ACCUMULATE.format(n="prod"),
+    "sum": _ACCUMULATE.format(n="sum", axis="(axis is None or type(axis) is int)"),
+    "prod": _ACCUMULATE.format(n="prod", axis="type(axis) is int"),
     "all": "_truth(torch.all, x, axis, keepdims)",
     "any": "_truth(torch.any, x, axis, keepdims)",
     "cumulative_sum": "_cumulative('cumulative_sum', torch.cumsum, x, axis, _dt(dtype), "
