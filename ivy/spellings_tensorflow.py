@@ -75,22 +75,22 @@ call is tried as it is and only a refused one goes to the kernel (`rescue.Rescue
 the common call reads no dtype (~0.1 us per read on TF's tensors)."""
 _AXIS = "(axis is None or type(axis) is int)"
 _FAST = {
-    **{n: f"tf.math.{f}(x) if _is_tensor[type(x)] and _kind[x.dtype] == 'f' else {_KERNEL_CALLS[n]}"
-       for n, f in _FAST_UNARY.items()},
+    **{n: f"tf.math.{f}(x) if _is_tensor[type(x)] and _kind[id(x.dtype)] == 'f' "
+          f"else {_KERNEL_CALLS[n]}" for n, f in _FAST_UNARY.items()},
     **{n: Rescued(f"tf.math.{f}(x) if _is_tensor[type(x)] else {_KERNEL_CALLS[n]}",
                   _KERNEL_CALLS[n]) for n, f in _TRIED_UNARY.items()},
     **{n: Rescued(f"tf.math.{n}(x1, x2) if _is_tensor[type(x1)] and type(x1) is type(x2) "
                   f"else {_KERNEL_CALLS[n]}", _KERNEL_CALLS[n])
        for n in _FAST_BINARY},
     **{n: f"tf.math.reduce_{n}(x, axis, keepdims) if _is_tensor[type(x)] and {_AXIS} and "
-          f"_kind[x.dtype] != 'b' else {_KERNEL_CALLS[n]}" for n in ("max", "min", "mean")},
+          f"_kind[id(x.dtype)] != 'b' else {_KERNEL_CALLS[n]}" for n in ("max", "min", "mean")},
     **{n: f"tf.math.reduce_{n}(x, axis, keepdims) if _is_tensor[type(x)] and dtype is None "
-          f"and {_AXIS} and _kind[x.dtype] == 'f' else {_KERNEL_CALLS[n]}"
+          f"and {_AXIS} and _kind[id(x.dtype)] == 'f' else {_KERNEL_CALLS[n]}"
        for n in ("sum", "prod")},
     **{n: f"tf.math.{n}(x, axis) if _is_tensor[type(x)] and type(axis) is int and not "
           f"keepdims else {_KERNEL_CALLS[n]}" for n in ("argmax", "argmin")},
     **{n: f"tf.math.reduce_{r}(x, axis, keepdims) if _is_tensor[type(x)] and correction == 0 "
-          f"and {_AXIS} and _kind[x.dtype] == 'f' else {_KERNEL_CALLS[n]}"
+          f"and {_AXIS} and _kind[id(x.dtype)] == 'f' else {_KERNEL_CALLS[n]}"
        for n, r in (("std", "std"), ("var", "variance"))},
 }
 """Where the common call (tensors, real floats, one axis) is one TF call with the
@@ -177,7 +177,7 @@ TENSORFLOW_SPELLINGS: dict[str, str | Rescued] = {
     "linalg.slogdet": "_slogdet(x)",
     "linalg.solve": "_solve(x1, x2)",
     # registry ops a one-op program would otherwise run (a tf.function call each time)
-    "one_hot": "tf.one_hot(indices, depth, axis=axis, dtype=_dt(dtype)) if _kind[_dt(dtype)] "
+    "one_hot": "tf.one_hot(indices, depth, axis=axis, dtype=_dt(dtype)) if _kind[id(_dt(dtype))] "
                "in 'fc' else tf.cast(tf.one_hot(indices, depth, axis=axis, dtype=tf.int32), "
                "_dt(dtype))",
     "scatter_add": "(tf.tensor_scatter_nd_add(x, indices, updates) if indices.shape.rank > 1 "
