@@ -65,8 +65,15 @@ def test_container_access_and_key_chains():
     assert seen == c.key_chains() and doubled["x/y/z"] == 10.0
     with pytest.raises(AttributeError, match="no key 'nope'"):
         _ = c.nope
+    assert not hasattr(c, "nope") and getattr(c, "nope", 7) == 7
     with pytest.raises(KeyError, match="a/b/q"):
         c["a/b/q"]
+    # a key named like a method leaves the method in place (the key is read by [])
+    c["map"] = c["items"] = 3.0
+    assert callable(c.map) and callable(c.items) and c["map"] == 3.0
+    assert c.flatten()["map"] == 3.0 and type(c).__name__ == "Container"
+    del c.d
+    assert "d" not in c and not hasattr(c, "d")
 
 
 def test_container_arithmetic_and_flatten():
