@@ -89,7 +89,7 @@ def finfo(name: str) -> Any:
     """The limits of a float dtype (`numpy.finfo`'s fields); ml_dtypes' for bfloat16 and
     the storage floats, which NumPy's finfo does not know."""
     if name == "bfloat16" or name in STORAGE:
-        import ml_dtypes
+        import ml_dtypes  # its finfo knows these dtypes (NumPy's does not)
 
         return ml_dtypes.finfo(numpy_dtype(name))
     return np.finfo(name)
@@ -99,7 +99,7 @@ def storage_range(name: str) -> tuple[float, float]:
     """The lowest and highest finite value of a storage dtype (what a saturating cast
     clips to)."""
     if name in STORAGE_INTS:
-        import ml_dtypes
+        import ml_dtypes  # its iinfo knows the storage integers (NumPy's does not)
 
         info = ml_dtypes.iinfo(numpy_dtype(name))
     else:
