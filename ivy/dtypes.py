@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.dialect.types import DTYPES, numpy_dtype
+from ivy_ir.dialect.dtypes import finfo
+from ivy_ir.dialect.types import DTYPES
 
 NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
@@ -180,8 +181,7 @@ def finfo_of(name: str, dtype: Any) -> finfo_object:
     """`dtype`: the namespace's dtype object of the result's (real) precision."""
     if name not in REAL_FLOATS + COMPLEX:
         raise TypeError(f"finfo: {name} is not a floating-point dtype")
-    info = np.finfo(np.dtype("float32" if name == "complex64" else "float64"
-                             if name == "complex128" else _numpy_name(name)))
+    info = finfo({"complex64": "float32", "complex128": "float64"}.get(name, name))
     return finfo_object(int(info.bits), float(info.eps), float(info.max), float(info.min),
                         float(info.smallest_normal), dtype)
 
@@ -191,12 +191,6 @@ def iinfo_of(name: str, dtype: Any) -> iinfo_object:
         raise TypeError(f"iinfo: {name} is not an integer dtype")
     info = np.iinfo(np.dtype(name))
     return iinfo_object(int(info.bits), int(info.max), int(info.min), dtype)
-
-
-def _numpy_name(name: str) -> Any:
-    if name == "bfloat16":
-        return numpy_dtype(name)
-    return name
 
 
 IR_DTYPES = frozenset(DTYPES)

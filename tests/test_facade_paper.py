@@ -145,6 +145,10 @@ def test_dtype_objects():
     ivy.unset_backend()
     assert type(ivy.float32).__name__ == "Dtype"
     assert ivy.finfo(ivy.float32).eps == np.finfo(np.float32).eps
+    # bfloat16, which NumPy's finfo does not know: 8 bits of precision, float32's range
+    bf16 = ivy.finfo(ivy.bfloat16)
+    assert (bf16.bits, bf16.eps, bf16.smallest_normal) == (16, 2.0 ** -7, 2.0 ** -126)
+    assert ivy.finfo(ivy.complex64).bits == 32
     assert ivy.result_type(ivy.int8, ivy.uint8) == ivy.int16
     assert ivy.can_cast(ivy.int8, ivy.int16) and not ivy.can_cast(ivy.float32, ivy.int32)
     assert ivy.isdtype(ivy.uint16, "unsigned integer")
