@@ -15,8 +15,8 @@ from jax import lax
 from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
 __all__ = ["adaptive_avg_pool", "column_signs", "depthwise_conv", "dilated_max_pool", "eigh",
-           "float_remainder", "grouped_transpose_kernel", "interpolate", "standardize", "svd",
-           "top_k"]
+           "float_remainder", "grouped_transpose_kernel", "interpolate", "pointwise_conv",
+           "standardize", "svd", "top_k"]
 
 
 def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
@@ -41,6 +41,32 @@ def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
     if b is not None:
         y = y + b.reshape((-1,) + (1,) * n)
     return y if channels_first else jnp.moveaxis(y, 1, -1)
+
+
+def pointwise_conv(x, w, b, strides, groups, channels_first):
+    # a 1x1 convolution is a product over channels: XLA's CPU convolution runs these 2-3x
+    # slower than its dot (256 -> 64 channels at 8 x 32 x 32: 9.0 ms against 2.8) and
+    # their gradients 6-28x slower. Channels-first, the weight is the left operand and
+    # the batch moves back in front after: broadcasting the weight over the batch
+    # instead copies it per call (10x slower for 512 -> 2048 channels at 4 x 4)
+    n = len(strides)
+    step = tuple(slice(None, None, s) for s in strides)
+    if channels_first:
+        x = x[(slice(None), slice(None), *step)]
+        batch, spatial = x.shape[0], x.shape[2:]
+        cg, og = x.shape[1] // groups, w.shape[0] // groups
+        y = lax.dot_general(w.reshape(groups, og, cg), x.reshape(batch, groups, cg, -1),
+                            (((2,), (2,)), ((0,), (1,))))  # (groups, og, batch, S)
+        y = jnp.moveaxis(y, 2, 0).reshape((batch, groups * og, *spatial))
+        return y if b is None else y + b.reshape((-1,) + (1,) * n)
+    x = x[(slice(None), *step, slice(None))]
+    if groups == 1:
+        y = lax.dot_general(x, w.reshape(w.shape[-2:]), (((x.ndim - 1,), (0,)), ((), ())))
+    else:
+        cg, og = w.shape[-2], w.shape[-1] // groups
+        y = jnp.einsum("...gi,igo->...go", x.reshape(x.shape[:-1] + (groups, cg)),
+                       w.reshape(cg, groups, og)).reshape(x.shape[:-1] + (-1,))
+    return y if b is None else y + b
 
 
 def float_remainder(x, y):

@@ -77,6 +77,9 @@ def _conv(c: OpContext) -> str:
         return (f"depthwise_conv({c.args['x']}, {c.args['weight']}, {c.args['bias']}, "
                 f"{literal(tuple(a['strides']))}, {literal(tuple(p))}, "
                 f"{literal(tuple(a['dilations']))}, {first})")
+    if taps == 1 and not any(p):
+        return (f"pointwise_conv({c.args['x']}, {c.args['weight']}, {c.args['bias']}, "
+                f"{literal(tuple(a['strides']))}, {a['groups']}, {first})")
     return _conv_call(c, c.args["weight"], c.attrs["strides"], tuple(zip(p[::2], p[1::2])),
                       _dimension_numbers(c, "OI", "IO"))
 

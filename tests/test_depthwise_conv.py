@@ -1,7 +1,9 @@
 """A depthwise convolution (groups == input channels) runs as TF's own depthwise kernel,
 not one convolution per channel (MobileNets have dozens of them, and per-channel splits
 made thousands of TF ops), and on JAX as shifted multiply-adds, not XLA's CPU grouped
-convolution (~30x slower); values and gradients as torch's."""
+convolution (~30x slower); a 1x1 convolution runs on JAX as a batched product over
+channels (XLA's CPU convolution is 2-3x slower, its gradient 6-28x). Values and
+gradients as torch's."""
 
 from __future__ import annotations
 
@@ -33,21 +35,52 @@ def test_depthwise_conv_matches_torch(case, target):
     b = rng.standard_normal(c * m).astype(np.float32)
     attrs = dict(strides=list(strides), padding=list(padding), dilations=list(dilations),
                  groups=c, layout=layout)
+    _check_against_torch(x, w, b, attrs, target, "depthwise_conv(")
+
+
+POINTWISE = [  # (spatial, in channels, out channels, groups, strides, layout, bias)
+    ((5, 6), 8, 4, 1, (1, 1), "channels_first", True),
+    ((7, 5), 6, 9, 3, (2, 1), "channels_first", False),
+    ((6, 6), 8, 4, 1, (2, 2), "channels_last", True),
+    ((5, 4), 6, 4, 2, (1, 1), "channels_last", True),
+    ((9,), 4, 6, 2, (2,), "channels_first", True),
+    ((3, 4, 5), 4, 3, 1, (1, 2, 1), "channels_first", False),
+]
+
+
+@pytest.mark.parametrize("case", range(len(POINTWISE)))
+def test_pointwise_conv_is_a_product_on_jax(case):
+    spatial, c, o, groups, strides, layout, bias = POINTWISE[case]
+    rng = np.random.default_rng(case)
+    x = rng.standard_normal((3, c, *spatial)).astype(np.float32)
+    w = rng.standard_normal((o, c // groups, *(1,) * len(spatial))).astype(np.float32)
+    b = rng.standard_normal(o).astype(np.float32) if bias else None
+    attrs = dict(strides=list(strides), padding=[0] * 2 * len(spatial),
+                 dilations=[1] * len(spatial), groups=groups, layout=layout)
+    _check_against_torch(x, w, b, attrs, "jax", "pointwise_conv(")
+
+
+def _check_against_torch(x, w, b, attrs, target, kernel):
+    n = x.ndim - 2
     xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
-    conv = torch.nn.functional.conv1d if len(spatial) == 1 else torch.nn.functional.conv2d
-    pads = [p for i in reversed(range(len(spatial))) for p in padding[2 * i:2 * i + 2]]
-    want = conv(torch.nn.functional.pad(xt, pads), wt, torch.tensor(b), strides,
-                dilation=dilations, groups=c)
+    conv = [torch.nn.functional.conv1d, torch.nn.functional.conv2d,
+            torch.nn.functional.conv3d][n - 1]
+    padding = attrs["padding"]
+    pads = [p for i in reversed(range(n)) for p in padding[2 * i:2 * i + 2]]
+    want = conv(torch.nn.functional.pad(xt, pads), wt, None if b is None else torch.tensor(b),
+                attrs["strides"], dilation=attrs["dilations"], groups=attrs["groups"])
     (want ** 2).sum().backward()
-    if layout == "channels_last":
+    last = attrs["layout"] == "channels_last"
+    if last:
         x, w = np.moveaxis(x, 1, -1), np.moveaxis(w, (0, 1), (-1, -2))
 
-    def f(x, w, b):
-        return ivy.conv(x, w, b, **attrs)
-    compiled = ivy_ir.compile(f, target=target, args=(x, w, b))
-    assert "depthwise_conv(" in compiled.source
-    got, dx, dw = (_tf_grads if target == "tensorflow" else _jax_grads)(compiled, x, w, b)
-    if layout == "channels_last":
+    def f(x, w, *b):
+        return ivy.conv(x, w, *b or [None], **attrs)
+    rest = () if b is None else (b,)
+    compiled = ivy_ir.compile(f, target=target, args=(x, w, *rest))
+    assert kernel in compiled.source
+    got, dx, dw = (_tf_grads if target == "tensorflow" else _jax_grads)(compiled, x, w, rest)
+    if last:
         got, dx = np.moveaxis(np.asarray(got), -1, 1), np.moveaxis(np.asarray(dx), -1, 1)
         dw = np.moveaxis(np.asarray(dw), (-1, -2), (0, 1))
     np.testing.assert_allclose(np.asarray(got), want.detach().numpy(), rtol=1e-4, atol=1e-4)
@@ -55,17 +88,17 @@ def test_depthwise_conv_matches_torch(case, target):
     np.testing.assert_allclose(np.asarray(dw), wt.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
-def _tf_grads(compiled, x, w, b):
+def _tf_grads(compiled, x, w, rest):
     xv, wv = tf.Variable(x), tf.Variable(w)
     with tf.GradientTape() as tape:
-        got = compiled(xv, wv, b)
+        got = compiled(xv, wv, *rest)
         loss = tf.reduce_sum(got ** 2)
     return (got, *tape.gradient(loss, [xv, wv]))
 
 
-def _jax_grads(compiled, x, w, b):
+def _jax_grads(compiled, x, w, rest):
     import jax
 
     def loss(x, w):
-        return (compiled.apply(compiled.params, x, w, b) ** 2).sum()
-    return (compiled(x, w, b), *jax.grad(loss, argnums=(0, 1))(x, w))
+        return (compiled.apply(compiled.params, x, w, *rest) ** 2).sum()
+    return (compiled(x, w, *rest), *jax.grad(loss, argnums=(0, 1))(x, w))
