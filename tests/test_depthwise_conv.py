@@ -22,6 +22,8 @@ CASES = [  # (spatial, channels, multiplier, strides, dilations, padding, layout
     ((9, 8), 2, 1, (2, 1), (1, 1), (1, 1, 0, 0), "channels_last"),
     ((9, 9), 3, 2, (1, 1), (2, 1), (2, 2, 1, 1), "channels_first"),
     ((11,), 3, 2, (2,), (1,), (1, 1), "channels_first"),
+    ((8, 7), 3, 2, (2, 1), (1, 2), (1, 0, 2, 2), "channels_last"),
+    ((10,), 2, 3, (1,), (2,), (0, 2), "channels_last"),
 ]
 
 
