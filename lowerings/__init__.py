@@ -91,6 +91,8 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
         check_supported(work, tgt.name)
         source, run, native, model = tgt.builds(work, values, trainable, options)
         return Lowered(target, source, run, run, native, runtime, model=model)
+    if tgt.prearrange is not None:
+        tgt.prearrange(work)
     parts = hoist.split(work) if tgt.hoists else None
     if parts is None:
         source, raw, fn, native = _load(work, tgt, runtime, "main", options, values, trainable)

@@ -1,7 +1,8 @@
 """Parameter work done once (`lowerings/hoist.py`): ops that read only parameters (a
 batch norm folded into its convolution) run in `prepare`, whose results a call keeps
 while the parameters are unchanged; any change to them, and any call autodiff records,
-sees fresh values. Also the torch target's channels_last convolution weights."""
+sees fresh values. Also the torch target's channels_last convolution weights, and the
+JAX target's convolution weights permuted to XLA's kernel layout as parameter work."""
 
 from __future__ import annotations
 
@@ -118,3 +119,10 @@ def test_torch_convolution_weights_are_channels_last():
     assert c.params["0.weight"].is_contiguous(memory_format=torch.channels_last)
     assert isinstance(c.params["0.weight"], torch.nn.Parameter)
     assert c.params["1.weight"].dim() == 1  # other parameters as they were
+
+
+def test_jax_permutes_convolution_weights_once_not_per_call():
+    c = ivy_ir.compile(_net(), target="jax", args=(X,))
+    main, prepare = c.source.split("# parameter work")
+    assert main.count("dimension_numbers=('NHWC', 'HWIO', 'NHWC')") == 2
+    assert "(2, 3, 1, 0)" not in main and prepare.count("(2, 3, 1, 0)") == 2

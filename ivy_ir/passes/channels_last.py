@@ -42,7 +42,7 @@ def _replace(op: Operation, value: SSAValue) -> None:
     op.erase()
 
 
-def _convert(op: IvyOp) -> None:
+def convert_layer(op: IvyOp) -> None:
     """op(x, layout=cf) -> permute(op(permute(x), layout=cl)) (weights permuted too)."""
     x, *rest = op.operand_groups()
     rank = _rank(x)
@@ -200,7 +200,7 @@ def _sink(op: IvyOp) -> bool:
 def channels_last(module: ModuleOp) -> None:
     for op in [o for o in module.walk() if isinstance(o, IvyOp)]:
         if op.SPEC.name in LAYOUT_OPS and op.attr_values()["layout"] == "channels_first":
-            _convert(op)
+            convert_layer(op)
     changed = True
     while changed:  # restart the walk after each rewrite: ops come and go
         changed = any(_sink(op) for op in list(module.walk())
