@@ -91,8 +91,8 @@ def lower(module: Module, target: str = "numpy", params: dict[str, Any] | None =
         check_supported(work, tgt.name)
         source, run, native, model = tgt.builds(work, values, trainable, options)
         return Lowered(target, source, run, run, native, runtime, model=model)
-    if tgt.prearrange is not None:
-        tgt.prearrange(work)
+    if tgt.channels_last:  # before the split: the weights' permutes are parameter work
+        channels_last(work.op)
     parts = hoist.split(work) if tgt.hoists else None
     if parts is None:
         source, raw, fn, native = _load(work, tgt, runtime, "main", options, values, trainable)
@@ -110,8 +110,6 @@ def _load(work: Module, tgt: Target, runtime: Runtime, fn_name: str, options: di
           values: dict[str, Any], trainable: dict[str, bool]
           ) -> tuple[str, Callable[..., Any], Callable[..., Any], dict[str, Any]]:
     """Source, raw and wrapped function of one program, and its parameters made."""
-    if tgt.channels_last:
-        channels_last(work.op)
     if tgt.fuses(options):
         fuse_elementwise(work.op)
     check_supported(work, tgt.name)

@@ -44,7 +44,7 @@ from . import jax_control as C
 from . import jax_data_kernels as D
 from . import jax_kernels as K
 from .jax_autodiff import JaxAutodiff
-from .jax_nn import NN_RULES, kernels_last, out_dtype
+from .jax_nn import NN_RULES, out_dtype
 from .jax_semantics import SEMANTIC_RULES
 from .runtime import Runtime
 from .target import Target
@@ -241,7 +241,7 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", array="jnp.asarray",
-                hoists=True, prearrange=kernels_last,
+                hoists=True, channels_last=True,
                 helpers=collect_helpers(K, resample, C, D, boxes),
                 imports="import math\n\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
                         "from jax import lax\nfrom jax.extend.random import threefry2x32_p\n")

@@ -14,11 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.core.module import Module
 from ivy_ir.core.rules import OpContext, Rule, literal
-from ivy_ir.dialect import IvyOp, TensorSpec
+from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
-from ivy_ir.passes.channels_last import convert_layer
 
 
 def out_dtype(c: OpContext) -> str:
@@ -94,20 +92,6 @@ def _conv(c: OpContext) -> str:
                 f"{literal(tuple(a['strides']))}, {a['groups']}, {first})")
     return _conv_call(c, c.args["weight"], c.attrs["strides"], tuple(zip(p[::2], p[1::2])),
                       _dimension_numbers(c, "OI", "IO"))
-
-
-def kernels_last(work: Module) -> None:
-    """Each channels-first convolution that XLA runs itself runs channels-last between
-    two permutes: XLA's CPU convolution is channels-last, and given channels-first
-    operands it copies the data and the weight to that layout on every call (the same
-    copies), the weight included. Permuted here, the weight's copy is parameter work,
-    made once per parameter values (`hoist.py`): a 3x3 over 512 channels at 7x7 took
-    7.8 ms with the weight's copy and 4.9 without."""
-    for op in [o for o in work.entry.walk() if isinstance(o, IvyOp)]:
-        if op.SPEC.name == "conv" and op.attr_values()["layout"] == "channels_first":
-            x, w = (TensorSpec.from_xdsl(op.operand_groups()[i].type) for i in (0, 1))
-            if _conv_form(x, w, op.attr_values()) == "xla":
-                convert_layer(op)
 
 
 def _conv_transpose(c: OpContext) -> str:

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.core.module import Module
 from ivy_ir.core.rules import OpContext, Rule, RuleTable
 from ivy_ir.dialect import IvyOp, TensorSpec
 
@@ -167,11 +166,9 @@ class Target(RuleTable):
     """Split parameter work off into a `prepare` program whose results a call keeps
     while the parameters are unchanged (`hoist.py`; the runtime's `hoisted`)."""
     channels_last: bool = False
-    """Run channels-first layers channels-last (the `channels-last` pass) before emitting:
-    for frameworks whose kernels only take channels-last data."""
-    prearrange: Callable[[Module], None] | None = None
-    """An IR rewrite of the lowering's copy run before the parameter work is split off,
-    so that what it adds on parameters alone becomes parameter work (`hoist.py`)."""
+    """Run channels-first layers channels-last (the `channels-last` pass) before the
+    parameter work is split off (so the weights' permutes are parameter work): for
+    frameworks whose kernels only take channels-last data, or run it faster."""
     inplace_ops: frozenset[str] = frozenset()
     """Ops whose rule is one call that accepts `out=` and returns a fresh array (NumPy's
     ufuncs): when one consumes the last use of a temporary made by another such op (or

@@ -95,3 +95,44 @@ def test_permutes_sink_through_shared_uses_scalars_and_keepdims_means():
     assert len(activations) == 2
     got = ivy_ir.lower(after, "tensorflow")(x)
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
+
+
+def dense_fire_block(p, x):
+    """SqueezeNet's fire module (two expands concatenated on the channels) feeding a
+    DenseNet-style reuse: the module's input and output concatenated again, the
+    concat also read by a batch norm."""
+    conv = dict(dilations=[1, 1])
+    s = ivy.relu(ivy.conv(x, p["sq"], strides=[1, 1], padding=[0, 0, 0, 0], **conv))
+    e1 = ivy.conv(s, p["e1"], strides=[1, 1], padding=[0, 0, 0, 0], **conv)
+    e3 = ivy.conv(s, p["e3"], strides=[1, 1], padding=[1, 1, 1, 1], **conv)
+    fire = ivy.relu(ivy.concat([e1, e3], axis=1))
+    dense = ivy.concat([x, fire], axis=-3)
+    h = ivy.relu(ivy.batch_norm(dense, p["mean"], p["var"]))
+    return ivy.conv(h, p["out"], strides=[1, 1], padding=[1, 1, 1, 1], **conv) + \
+        ivy.mean(dense, axis=(1,), keepdims=True)
+
+
+def test_permutes_sink_through_concatenations():
+    rng = np.random.default_rng(2)
+    f32 = np.float32
+    p = {"sq": rng.standard_normal((2, 4, 1, 1)).astype(f32),
+         "e1": rng.standard_normal((3, 2, 1, 1)).astype(f32),
+         "e3": rng.standard_normal((3, 2, 3, 3)).astype(f32),
+         "mean": rng.standard_normal(10).astype(f32),
+         "var": rng.uniform(0.5, 2, 10).astype(f32),
+         "out": rng.standard_normal((5, 10, 3, 3)).astype(f32) / 6}
+    x = rng.standard_normal((2, 4, 6, 6)).astype(f32)
+    before = ivy_ir.trace(dense_fire_block, (x,), params=p)
+    after = run_pipeline(before, "channels-last")
+    want = ivy_ir.lower(before, "numpy")(x)
+    np.testing.assert_allclose(ivy_ir.lower(after, "numpy")(x), want, rtol=1e-5, atol=1e-5)
+    weights = set(after.entry.body.block.args[1:])
+    activations = [op for op in after.entry.walk() if op.name == "ivy.permute_dims"
+                   and op.operands[0] not in weights]
+    # x in (read by the squeeze conv and the outer concat) and the sum out
+    assert len(activations) == 2
+    assert [op.attr_values()["axis"] for op in after.entry.walk()
+            if op.name == "ivy.concat"] == [3, 3]
+    for target in ("jax", "tensorflow"):
+        got = np.asarray(ivy_ir.lower(after, target)(x))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=target)

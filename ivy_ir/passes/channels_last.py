@@ -42,7 +42,7 @@ def _replace(op: Operation, value: SSAValue) -> None:
     op.erase()
 
 
-def convert_layer(op: IvyOp) -> None:
+def _convert(op: IvyOp) -> None:
     """op(x, layout=cf) -> permute(op(permute(x), layout=cl)) (weights permuted too)."""
     x, *rest = op.operand_groups()
     rank = _rank(x)
@@ -125,6 +125,8 @@ def _plan(op: IvyOp, shared: frozenset[IvyOp] = frozenset()) -> Plan | None:
                           sorted(axes[i] for i in attrs[a.name]))
                  for a in op.SPEC.axis_attrs}
         return [perm.operand_groups()[0]], {**attrs, **moved}, axes, [perm]
+    if name == "concat":
+        return _concat_plan(op, shared)
     if name not in ELEMENTWISE or any(g is None or isinstance(g, list) for g in groups):
         return None
     # f(permute(a, p), permute(b, p)) = permute(f(a, b), p), f elementwise and every
@@ -158,20 +160,43 @@ def _plan(op: IvyOp, shared: frozenset[IvyOp] = frozenset()) -> Plan | None:
 def _moves_permutes(op: Operation) -> bool:
     """Whether `op` is of a kind a permute sinks through (see `_plan`)."""
     return isinstance(op, IvyOp) and (
-        op.SPEC.name in ELEMENTWISE | {"batch_norm", "permute_dims"}
+        op.SPEC.name in ELEMENTWISE | {"batch_norm", "permute_dims", "concat"}
         or (op.SPEC.has("reduction") and bool(op.attr_values().get("keepdims"))))
+
+
+def _concat_plan(op: IvyOp, shared: frozenset[IvyOp]) -> Plan | None:
+    """concat(permute(a, p), permute(b, p), axis=k) = permute(concat(a, b, axis=p[k]), p);
+    a plain operand b qualifies when permute(b, p^-1) already exists before op (a
+    DenseNet block concatenates its channels-first input with its layers' outputs)."""
+    values, attrs = op.operand_groups()[0], op.attr_values()
+    first = next((perm for v in values if (perm := _sinkable(v, shared))), None)
+    if first is None:
+        return None
+    axes = first.attr_values()["axes"]
+    operands, perms = [], []
+    for v in values:
+        perm = _sinkable(v, shared)
+        if perm is not None and perm.attr_values()["axes"] == axes:
+            perms.append(perm)
+            operands.append(perm.operand_groups()[0])
+        elif (inverse := _existing_permute(v, _inverse(axes), op)) is not None:
+            operands.append(inverse)
+        else:
+            return None
+    axis = axes[attrs["axis"] % len(axes)]
+    return [operands], {**attrs, "axis": axis}, axes, list(dict.fromkeys(perms))
 
 
 def _shared_plan(op: IvyOp) -> Plan | None:
     """A plan through a permute of several uses, when every use is of a kind it sinks
     through: `x * f(x)` (a decomposed hardswish) uses the permuted `x` twice, and once
     `f(x)` has taken it down, the product takes both and the permute is gone."""
-    for g in op.operand_groups():
-        perm = _permute_of(g) if isinstance(g, SSAValue) else None
-        if perm is not None and not perm.results[0].has_one_use() and \
-                all(_moves_permutes(u.operation) for u in perm.results[0].uses):
-            return _plan(op, frozenset({perm}))
-    return None
+    values = [v for g in op.operand_groups() for v in (g if isinstance(g, list) else [g])]
+    shared = frozenset(perm for v in values if isinstance(v, SSAValue)
+                       and (perm := _permute_of(v)) is not None
+                       and not perm.results[0].has_one_use()
+                       and all(_moves_permutes(u.operation) for u in perm.results[0].uses))
+    return _plan(op, shared) if shared else None
 
 
 def _sink(op: IvyOp) -> bool:
@@ -200,11 +225,13 @@ def _sink(op: IvyOp) -> bool:
 def channels_last(module: ModuleOp) -> None:
     for op in [o for o in module.walk() if isinstance(o, IvyOp)]:
         if op.SPEC.name in LAYOUT_OPS and op.attr_values()["layout"] == "channels_first":
-            convert_layer(op)
+            _convert(op)
     changed = True
-    while changed:  # restart the walk after each rewrite: ops come and go
-        changed = any(_sink(op) for op in list(module.walk())
-                      if isinstance(op, IvyOp) and op.parent is not None)
+    while changed:  # sweeps over a snapshot: an op a rewrite erased has no parent
+        changed = False
+        for op in list(module.walk()):
+            if isinstance(op, IvyOp) and op.parent is not None and _sink(op):
+                changed = True
     for fn in module.ops:
         region_dce(fn.regions[0])
 

@@ -96,3 +96,48 @@ func.func @broadcast_up(%x: tensor<2x3xf32>) -> tensor<1x3x2xf32> {
 // CHECK:         %[[T:.*]] = ivy.permute_dims %x {axes = [1, 0]}
 // CHECK:         %[[M:.*]] = ivy.multiply %[[T]], {{.*}} -> tensor<1x3x2xf32>
 // CHECK-NEXT:    func.return %[[M]]
+
+// -----
+
+// A fire module (squeeze 1x1, two expands concatenated on the channels): the concat
+// takes the permutes below itself, its axis follows the data, and the one permute
+// back is at the end.
+func.func @fire(%x: tensor<1x4x5x5xf32>, %w1: tensor<3x4x1x1xf32>, %w3: tensor<2x4x3x3xf32>) -> tensor<1x5x5x5xf32> {
+  %a = ivy.conv %x, %w1 {strides = [1, 1], padding = [0, 0, 0, 0], dilations = [1, 1]} : (tensor<1x4x5x5xf32>, tensor<3x4x1x1xf32>) -> tensor<1x3x5x5xf32>
+  %b = ivy.conv %x, %w3 {strides = [1, 1], padding = [1, 1, 1, 1], dilations = [1, 1]} : (tensor<1x4x5x5xf32>, tensor<2x4x3x3xf32>) -> tensor<1x2x5x5xf32>
+  %c = ivy.concat %a, %b {axis = 1} : (tensor<1x3x5x5xf32>, tensor<1x2x5x5xf32>) -> tensor<1x5x5x5xf32>
+  %r = ivy.relu %c : (tensor<1x5x5x5xf32>) -> tensor<1x5x5x5xf32>
+  func.return %r : tensor<1x5x5x5xf32>
+}
+
+// CHECK-LABEL: func.func @fire
+// CHECK:         %[[A:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK:         %[[B:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %[[C:.*]] = ivy.concat %[[A]], %[[B]] {axis = 3}
+// CHECK-NEXT:    %[[R:.*]] = ivy.relu %[[C]]
+// CHECK-NEXT:    %[[OUT:.*]] = ivy.permute_dims %[[R]] {axes = [0, 3, 1, 2]}
+// CHECK-NEXT:    func.return %[[OUT]]
+
+// -----
+
+// DenseNet's reuse: one layer's features enter two concats, and the first concat feeds
+// both the second and a relu. Every use takes each permute through, so the permutes go
+// from all of them, and only the returned values go back.
+func.func @dense(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x6x4x4xf32>) {
+  %f = ivy.conv %x, %w {strides = [1, 1], padding = [1, 1, 1, 1], dilations = [1, 1]} : (tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %c1 = ivy.concat %f, %f {axis = 1} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %r = ivy.relu %c1 : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %c2 = ivy.concat %c1, %f {axis = -3} : (tensor<1x4x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x6x4x4xf32>
+  func.return %r, %c2 : tensor<1x4x4x4xf32>, tensor<1x6x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @dense
+// CHECK:         %[[F:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK-NOT:     ivy.permute_dims
+// CHECK:         %[[C1:.*]] = ivy.concat %[[F]], %[[F]] {axis = 3}
+// CHECK-NOT:     ivy.permute_dims
+// CHECK-DAG:     %[[R:.*]] = ivy.relu %[[C1]]
+// CHECK-DAG:     %[[C2:.*]] = ivy.concat %[[C1]], %[[F]] {axis = 3}
+// CHECK-DAG:     %[[O1:.*]] = ivy.permute_dims %[[R]] {axes = [0, 3, 1, 2]}
+// CHECK-DAG:     %[[O2:.*]] = ivy.permute_dims %[[C2]] {axes = [0, 3, 1, 2]}
+// CHECK:         func.return %[[O1]], %[[O2]]
