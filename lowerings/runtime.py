@@ -116,9 +116,15 @@ class Runtime(NoAutodiff):
                 return fn(params, *inputs)
             key = [self.version(v) for v in read]
             if key != kept[0]:
-                kept[:] = [key, dict(zip(names, prepare(params)))]
+                with self.concrete():
+                    kept[:] = [key, dict(zip(names, prepare(params)))]
             return main({**params, **kept[1]}, *inputs)
         return fn, call
+
+    def concrete(self) -> AbstractContextManager[Any]:
+        """Where kept values are computed: concrete values even when the first call is
+        inside the caller's own compiled function (a JAX tracer kept would leak)."""
+        return nullcontext()
 
     def version(self, value: Any) -> Any:
         """What changes when a parameter does: its identity (immutable arrays)."""

@@ -126,3 +126,18 @@ def test_jax_permutes_convolution_weights_once_not_per_call():
     main, prepare = c.source.split("# parameter work")
     assert main.count("dimension_numbers=('NHWC', 'HWIO', 'NHWC')") == 2
     assert "(2, 3, 1, 0)" not in main and prepare.count("(2, 3, 1, 0)") == 2
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_jax_first_call_inside_jit_keeps_concrete_parameter_work(lazy):
+    # the kept `prepare` results are computed outside the caller's trace: kept as
+    # tracers, they would leak into the next call
+    net = _net()
+    c = ivy_ir.compile(net, target="jax") if lazy else ivy_ir.compile(net, target="jax",
+                                                                       args=(X,))
+    x = jax.numpy.asarray(X)
+    first = jax.jit(lambda a: c(a))(x)
+    np.testing.assert_allclose(np.asarray(first), _eager(net), rtol=1e-5, atol=1e-5)
+    again = jax.jit(lambda a: 2 * c(a))(x)
+    np.testing.assert_allclose(np.asarray(again), 2 * _eager(net), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(c(x)), _eager(net), rtol=1e-5, atol=1e-5)
