@@ -15,6 +15,22 @@ def _count(module: ivy_ir.Module, name: str) -> int:
     return sum(1 for op in module.entry.walk() if op.name == f"ivy.{name}")
 
 
+def _same_after_the_pass(fn, p, x):
+    """The program after `channels-last`, and its value, checked equal to before."""
+    before = ivy_ir.trace(fn, (x,), params=p)
+    after = run_pipeline(before, "channels-last")
+    want = ivy_ir.lower(before, "numpy")(x)
+    np.testing.assert_allclose(ivy_ir.lower(after, "numpy")(x), want, rtol=1e-5, atol=1e-5)
+    return after, want
+
+
+def _activation_permutes(module: ivy_ir.Module) -> int:
+    """Permutes of anything but a parameter (the weights' are parameter work)."""
+    weights = set(module.entry.body.block.args[1:])
+    return sum(1 for op in module.entry.walk()
+               if op.name == "ivy.permute_dims" and op.operands[0] not in weights)
+
+
 def resnet_block(p, x):
     h = ivy.conv(x, p["c1"], strides=[1, 1], padding=[1, 1, 1, 1], dilations=[1, 1])
     h = ivy.relu(ivy.batch_norm(h, p["mean"], p["var"], p["scale"], p["shift"]))
@@ -83,16 +99,10 @@ def test_permutes_sink_through_shared_uses_scalars_and_keepdims_means():
          "fc2": rng.standard_normal((4, 2, 1, 1)).astype(f32),
          "pw": rng.standard_normal((4, 4, 1, 1)).astype(f32)}
     x = rng.standard_normal((2, 4, 6, 6)).astype(f32)
-    before = ivy_ir.trace(mobile_block, (x,), params=p)
-    after = run_pipeline(before, "channels-last")
-    want = ivy_ir.lower(before, "numpy")(x)
-    np.testing.assert_allclose(ivy_ir.lower(after, "numpy")(x), want, rtol=1e-5, atol=1e-5)
-    weights = set(after.entry.body.block.args[1:])
-    activations = [op for op in after.entry.walk() if op.name == "ivy.permute_dims"
-                   and op.operands[0] not in weights]
+    after, want = _same_after_the_pass(mobile_block, p, x)
     # x in (used by the depthwise conv and the residual add) and the sum out: the
     # hardswish, the gate and the mean take the permutes through instead of undoing them
-    assert len(activations) == 2
+    assert _activation_permutes(after) == 2
     got = ivy_ir.lower(after, "tensorflow")(x)
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
 
@@ -122,15 +132,9 @@ def test_permutes_sink_through_concatenations():
          "var": rng.uniform(0.5, 2, 10).astype(f32),
          "out": rng.standard_normal((5, 10, 3, 3)).astype(f32) / 6}
     x = rng.standard_normal((2, 4, 6, 6)).astype(f32)
-    before = ivy_ir.trace(dense_fire_block, (x,), params=p)
-    after = run_pipeline(before, "channels-last")
-    want = ivy_ir.lower(before, "numpy")(x)
-    np.testing.assert_allclose(ivy_ir.lower(after, "numpy")(x), want, rtol=1e-5, atol=1e-5)
-    weights = set(after.entry.body.block.args[1:])
-    activations = [op for op in after.entry.walk() if op.name == "ivy.permute_dims"
-                   and op.operands[0] not in weights]
+    after, want = _same_after_the_pass(dense_fire_block, p, x)
     # x in (read by the squeeze conv and the outer concat) and the sum out
-    assert len(activations) == 2
+    assert _activation_permutes(after) == 2
     assert [op.attr_values()["axis"] for op in after.entry.walk()
             if op.name == "ivy.concat"] == [3, 3]
     for target in ("jax", "tensorflow"):

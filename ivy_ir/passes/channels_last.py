@@ -130,15 +130,26 @@ def _plan(op: IvyOp, shared: frozenset[IvyOp] = frozenset()) -> Plan | None:
     if name not in ELEMENTWISE or any(g is None or isinstance(g, list) for g in groups):
         return None
     # f(permute(a, p), permute(b, p)) = permute(f(a, b), p), f elementwise and every
-    # operand of the permuted rank (no broadcasting across the permutation); a plain
-    # operand b qualifies when permute(b, p^-1) already exists before op, and one that
-    # no permutation changes (a scalar, a [1, 1, 1, 1] constant) as it is
-    first = next((perm for g in groups if (perm := _sinkable(g, shared))), None)
+    # operand of the permuted rank (no broadcasting across the permutation)
+    found = _unpermuted(groups, shared, op)
+    if found is None:
+        return None
+    axes, operands, perms = found
+    return operands, attrs, axes, perms
+
+
+def _unpermuted(values: list[SSAValue], shared: frozenset[IvyOp], op: IvyOp
+                ) -> tuple[list[int], list[SSAValue], list[IvyOp]] | None:
+    """The permutation p that `values` (the operands of `op`) share, the values before
+    it, and the permutes consumed; None unless every value has one: a permute by p, a
+    plain value whose permute by p^-1 already exists before op, or one that no
+    permutation changes (a scalar, a [1, 1, 1, 1] constant) as it is."""
+    first = next((perm for g in values if (perm := _sinkable(g, shared))), None)
     if first is None:
         return None
     axes = first.attr_values()["axes"]
     perms, operands = [], []
-    for g in groups:
+    for g in values:
         perm = _sinkable(g, shared)
         if perm is not None and perm.attr_values()["axes"] == axes:
             perms.append(perm)
@@ -154,7 +165,7 @@ def _plan(op: IvyOp, shared: frozenset[IvyOp] = frozenset()) -> Plan | None:
         # f(a, permute(a, p)) with p its own inverse (x + x^T): the rewrite would give
         # back the same form, forever, and no permute would go away
         return None
-    return operands, attrs, axes, perms
+    return axes, operands, perms
 
 
 def _moves_permutes(op: Operation) -> bool:
@@ -165,26 +176,15 @@ def _moves_permutes(op: Operation) -> bool:
 
 
 def _concat_plan(op: IvyOp, shared: frozenset[IvyOp]) -> Plan | None:
-    """concat(permute(a, p), permute(b, p), axis=k) = permute(concat(a, b, axis=p[k]), p);
-    a plain operand b qualifies when permute(b, p^-1) already exists before op (a
-    DenseNet block concatenates its channels-first input with its layers' outputs)."""
-    values, attrs = op.operand_groups()[0], op.attr_values()
-    first = next((perm for v in values if (perm := _sinkable(v, shared))), None)
-    if first is None:
+    """concat(permute(a, p), permute(b, p), axis=k) = permute(concat(a, b, axis=p[k]), p)
+    (a DenseNet block concatenates its channels-first input, whose permute to
+    channels-last exists, with its layers' outputs)."""
+    found = _unpermuted(op.operand_groups()[0], shared, op)
+    if found is None:
         return None
-    axes = first.attr_values()["axes"]
-    operands, perms = [], []
-    for v in values:
-        perm = _sinkable(v, shared)
-        if perm is not None and perm.attr_values()["axes"] == axes:
-            perms.append(perm)
-            operands.append(perm.operand_groups()[0])
-        elif (inverse := _existing_permute(v, _inverse(axes), op)) is not None:
-            operands.append(inverse)
-        else:
-            return None
-    axis = axes[attrs["axis"] % len(axes)]
-    return [operands], {**attrs, "axis": axis}, axes, list(dict.fromkeys(perms))
+    axes, operands, perms = found
+    attrs = op.attr_values()
+    return [operands], {**attrs, "axis": axes[attrs["axis"] % len(axes)]}, axes, perms
 
 
 def _shared_plan(op: IvyOp) -> Plan | None:
