@@ -189,10 +189,6 @@ class JaxRuntime(JaxAutodiff, Runtime):
     def concrete(self) -> AbstractContextManager[Any]:
         return jax.ensure_compile_time_eval()
 
-    def recording(self, values: list[Any]) -> bool:
-        """Parameters that are tracers (`jax.grad` over `c.params`) are traced through."""
-        return any(isinstance(v, jax.core.Tracer) for v in values)
-
     def scope(self, wide: bool) -> AbstractContextManager[Any]:
         """Hoisted constants and parameters are concrete arrays even when the program is
         first compiled inside the caller's `jax.jit` (a lazily compiled function's first

@@ -26,10 +26,15 @@ class JaxAutodiff(NoAutodiff):
     def stop_gradient(self, x: Any) -> Any:
         return jax.lax.stop_gradient(x)
 
+    def recording(self, values: list[Any]) -> bool:
+        """Only a transformation being traced (`jax.grad` around the step, or over
+        `c.params`) sees these values: then they are tracers."""
+        return any(isinstance(x, jax.core.Tracer) for x in values)
+
     def unrecorded(self, values: list[Any]) -> tuple[AbstractContextManager[Any], bool]:
-        """Only a transformation being traced (`jax.grad` around the step) can see an
-        op; concrete arrays outside one need no cut (each would be an eager dispatch)."""
-        return nullcontext(), any(isinstance(x, jax.core.Tracer) for x in values)
+        """Concrete arrays outside a transformation need no cut (each would be an eager
+        dispatch)."""
+        return nullcontext(), self.recording(values)
 
     def value_and_grad(self, func: AuxFn, leaves: list[Any]) -> tuple[Any, Any, list[Any]]:
         where = [i for i, x in enumerate(leaves) if _differentiable(x)]

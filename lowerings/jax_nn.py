@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from ivy_ir.core.rules import OpContext, Rule, literal
-from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
 
@@ -68,26 +67,17 @@ SHIFTED_TAPS = 64
 (`jax_kernels.depthwise_conv`) rather than XLA's grouped convolution."""
 
 
-def _conv_form(x: TensorSpec, w: TensorSpec, a: dict[str, Any]) -> str:
-    """Which code runs a convolution: XLA's own, or one of the faster forms of
-    `jax_kernels` (`depthwise_conv`, `pointwise_conv`)."""
+def _conv(c: OpContext) -> str:
+    p, a = c.attrs["padding"], c.attrs
+    x, w = c.in_types["x"], c.in_types["weight"]
     first = a["layout"] == "channels_first"
     channels = x.shape[1] if first else x.shape[-1]
     taps = math.prod(w.shape[2:] if first else w.shape[:-2])
     if 1 < a["groups"] == channels and taps <= SHIFTED_TAPS:
-        return "depthwise"
-    return "pointwise" if taps == 1 and not any(a["padding"]) else "xla"
-
-
-def _conv(c: OpContext) -> str:
-    p, a = c.attrs["padding"], c.attrs
-    first = a["layout"] == "channels_first"
-    form = _conv_form(c.in_types["x"], c.in_types["weight"], a)
-    if form == "depthwise":
         return (f"depthwise_conv({c.args['x']}, {c.args['weight']}, {c.args['bias']}, "
                 f"{literal(tuple(a['strides']))}, {literal(tuple(p))}, "
                 f"{literal(tuple(a['dilations']))}, {first})")
-    if form == "pointwise":
+    if taps == 1 and not any(p):  # a product over channels (`jax_kernels.pointwise_conv`)
         return (f"pointwise_conv({c.args['x']}, {c.args['weight']}, {c.args['bias']}, "
                 f"{literal(tuple(a['strides']))}, {a['groups']}, {first})")
     return _conv_call(c, c.args["weight"], c.attrs["strides"], tuple(zip(p[::2], p[1::2])),
