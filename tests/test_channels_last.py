@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 import ivy
 import ivy_ir
@@ -140,3 +142,63 @@ def test_permutes_sink_through_concatenations():
     for target in ("jax", "tensorflow"):
         got = np.asarray(ivy_ir.lower(after, target)(x))
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=target)
+
+
+def shuffle_block(p, x):
+    """ShuffleNet's unit core: a grouped 1x1 conv, the channel shuffle (reshape to
+    (N, g, C/g, H, W), swap, reshape back), a depthwise conv; then ViT's patch
+    embedding (flatten the spatial axes, tokens first)."""
+    conv = dict(strides=[1, 1], dilations=[1, 1])
+    h = ivy.relu(ivy.conv(x, p["g"], groups=2, padding=[0, 0, 0, 0], **conv))
+    n, c, hh, ww = h.shape
+    h = ivy.reshape(ivy.permute_dims(ivy.reshape(h, (n, 2, c // 2, hh, ww)), (0, 2, 1, 3, 4)),
+                    (n, c, hh, ww))
+    h = ivy.conv(h, p["dw"], groups=c, padding=[1, 1, 1, 1], **conv)
+    tokens = ivy.permute_dims(ivy.reshape(h, (n, c, hh * ww)), (0, 2, 1))
+    return tokens * 2.0
+
+
+def test_permutes_sink_through_reshapes_that_keep_channels_together():
+    rng = np.random.default_rng(3)
+    f32 = np.float32
+    p = {"g": rng.standard_normal((6, 2, 1, 1)).astype(f32),
+         "dw": rng.standard_normal((6, 1, 3, 3)).astype(f32)}
+    x = rng.standard_normal((2, 4, 5, 5)).astype(f32)
+    after, want = _same_after_the_pass(shuffle_block, p, x)
+    # x in and the shuffle's swap: the shuffle and the patch tokens need no permute back
+    assert _activation_permutes(after) == 2
+    for target in ("jax", "tensorflow"):
+        got = np.asarray(ivy_ir.lower(after, target)(x))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=target)
+
+
+@st.composite
+def permuted_reshapes(draw):
+    """A permute of a random shape, then a reshape that merges runs of its axes and
+    splits others into factors, and maybe a permute after it."""
+    shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=4))
+    p = draw(st.permutations(range(len(shape))))
+    out: list[int] = []
+    for d in (shape[i] for i in p):
+        if out and draw(st.booleans()):
+            out[-1] *= d
+        elif d == 4 and draw(st.booleans()):
+            out += [2, 2]
+        else:
+            out.append(d)
+    after = draw(st.none() | st.permutations(range(len(out))))
+    return shape, list(p), out, after
+
+
+@given(permuted_reshapes())
+@example(([2, 3, 4], [2, 1, 0], [12, 2], [1, 0]))  # the order within the merged run stays
+def test_reshapes_of_permutes_compute_the_same(case):
+    shape, p, out, after = case
+
+    def fn(params, x):
+        y = ivy.reshape(ivy.permute_dims(x, p), out)
+        return y if after is None else ivy.permute_dims(y, after)
+
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    moved, want = _same_after_the_pass(fn, {}, x)
+    assert _count(moved, "permute_dims") <= (1 if after is None else 2)

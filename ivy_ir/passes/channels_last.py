@@ -127,6 +127,8 @@ def _plan(op: IvyOp, shared: frozenset[IvyOp] = frozenset()) -> Plan | None:
         return [perm.operand_groups()[0]], {**attrs, **moved}, axes, [perm]
     if name == "concat":
         return _concat_plan(op, shared)
+    if name == "reshape":
+        return _reshape_plan(op, shared)
     if name not in ELEMENTWISE or any(g is None or isinstance(g, list) for g in groups):
         return None
     # f(permute(a, p), permute(b, p)) = permute(f(a, b), p), f elementwise and every
@@ -185,6 +187,60 @@ def _concat_plan(op: IvyOp, shared: frozenset[IvyOp]) -> Plan | None:
     axes, operands, perms = found
     attrs = op.attr_values()
     return [operands], {**attrs, "axis": axes[attrs["axis"] % len(axes)]}, axes, perms
+
+
+def _reshape_groups(a: tuple[int, ...], b: tuple[int, ...]
+                    ) -> list[tuple[range, range]] | None:
+    """The runs of axes of shapes `a` and `b` that a reshape maps onto each other (equal
+    products, as short as possible); None when trailing size-1 axes are left over."""
+    groups: list[tuple[range, range]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        i0, j0, pa, pb = i, j, a[i], b[j]
+        i, j = i + 1, j + 1
+        while pa != pb:
+            if pa < pb and i < len(a):
+                pa, i = pa * a[i], i + 1
+            elif pb < pa and j < len(b):
+                pb, j = pb * b[j], j + 1
+            else:
+                return None
+        groups.append((range(i0, i), range(j0, j)))
+    return groups if i == len(a) and j == len(b) else None
+
+
+def _reshape_plan(op: IvyOp, shared: frozenset[IvyOp]) -> Plan | None:
+    """reshape(permute(y, p), B) = permute(reshape(permute(y, w), B'), q) when p keeps
+    the axes of each group the reshape splits or merges together: q is p's order of the
+    groups, moved below, and w the order within groups, which stays (only when the
+    reshape's single user is a permute that q joins, so the count never grows). A
+    channel shuffle, reshape (N, g, C/g, H, W) / swap / reshape back, then runs
+    channels-last with one transpose instead of three."""
+    perm = _sinkable(op.operand_groups()[0], shared)
+    a = TensorSpec.from_xdsl(op.operand_groups()[0].type).shape
+    b = TensorSpec.from_xdsl(op.results[0].type).shape
+    if perm is None or None in a + b or 0 in a + b or \
+            (groups := _reshape_groups(a, b)) is None:
+        return None
+    p = perm.attr_values()["axes"]
+    runs = [sorted(p[i] for i in ins) for ins, _ in groups]
+    if any(run[-1] - run[0] != len(run) - 1 for run in runs):
+        return None
+    order = sorted(range(len(groups)), key=lambda k: runs[k][0])
+    if order == sorted(order):
+        return None
+    within = [p[i] for k in order for i in groups[k][0]]
+    y = perm.operand_groups()[0]
+    if within != sorted(within):
+        users = [u.operation for u in op.results[0].uses]
+        if len(users) != 1 or not (isinstance(users[0], IvyOp)
+                                   and users[0].SPEC.name == "permute_dims"):
+            return None
+        y = _emit(op, "permute_dims", [y], {"axes": within})
+    offsets = {k: sum(len(groups[m][1]) for m in order[:n]) for n, k in enumerate(order)}
+    q = [offsets[k] + u for k, (_, outs) in enumerate(groups) for u in range(len(outs))]
+    shape = [b[j] for k in order for j in groups[k][1]]
+    return [y], {**op.attr_values(), "shape": shape}, q, [perm]
 
 
 def _shared_plan(op: IvyOp) -> Plan | None:

@@ -141,3 +141,81 @@ func.func @dense(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<1x
 // CHECK-DAG:     %[[O1:.*]] = ivy.permute_dims %[[R]] {axes = [0, 3, 1, 2]}
 // CHECK-DAG:     %[[O2:.*]] = ivy.permute_dims %[[C2]] {axes = [0, 3, 1, 2]}
 // CHECK:         func.return %[[O1]], %[[O2]]
+
+// -----
+
+// A channel shuffle between two convolutions (ShuffleNet: reshape to (N, g, C/g, H, W),
+// swap the group axes, reshape back) runs channels-last: the split channel axis stays
+// last, the swap is the one transpose left between the layers.
+func.func @shuffle(%x: tensor<1x6x4x4xf32>, %w: tensor<6x6x1x1xf32>, %w2: tensor<6x1x3x3xf32>) -> tensor<1x6x4x4xf32> {
+  %c = ivy.conv %x, %w {strides = [1, 1], padding = [0, 0, 0, 0], dilations = [1, 1]} : (tensor<1x6x4x4xf32>, tensor<6x6x1x1xf32>) -> tensor<1x6x4x4xf32>
+  %r = ivy.relu %c : (tensor<1x6x4x4xf32>) -> tensor<1x6x4x4xf32>
+  %s = ivy.reshape %r {shape = [1, 2, 3, 4, 4]} : (tensor<1x6x4x4xf32>) -> tensor<1x2x3x4x4xf32>
+  %t = ivy.permute_dims %s {axes = [0, 2, 1, 3, 4]} : (tensor<1x2x3x4x4xf32>) -> tensor<1x3x2x4x4xf32>
+  %u = ivy.reshape %t {shape = [1, -1, 4, 4]} : (tensor<1x3x2x4x4xf32>) -> tensor<1x6x4x4xf32>
+  %d = ivy.conv %u, %w2 {strides = [1, 1], padding = [1, 1, 1, 1], dilations = [1, 1], groups = 6} : (tensor<1x6x4x4xf32>, tensor<6x1x3x3xf32>) -> tensor<1x6x4x4xf32>
+  func.return %d : tensor<1x6x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @shuffle
+// CHECK:         %[[C:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %[[R:.*]] = ivy.relu %[[C]]
+// CHECK-NEXT:    %[[S:.*]] = ivy.reshape %[[R]] {shape = [1, 4, 4, 2, 3]}
+// CHECK-NEXT:    %[[T:.*]] = ivy.permute_dims %[[S]] {axes = [0, 1, 2, 4, 3]}
+// CHECK-NEXT:    %[[U:.*]] = ivy.reshape %[[T]] {shape = [1, 4, 4, 6]}
+// CHECK-NEXT:    %[[W:.*]] = ivy.permute_dims %w2
+// CHECK-NEXT:    %[[D:.*]] = ivy.conv %[[U]], %[[W]] {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %[[OUT:.*]] = ivy.permute_dims %[[D]] {axes = [0, 3, 1, 2]}
+// CHECK-NEXT:    func.return %[[OUT]]
+
+// -----
+
+// Negative: flattening channels-first data mixes the channel axis with the spatial ones
+// in another order than channels-last memory has them, so the permute stays in front.
+func.func @flatten(%x: tensor<1x2x3x3xf32>, %w: tensor<4x2x1x1xf32>) -> (tensor<1x36xf32>, tensor<1x4x3x3xf32>) {
+  %c = ivy.conv %x, %w {strides = [1, 1], padding = [0, 0, 0, 0], dilations = [1, 1]} : (tensor<1x2x3x3xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x3x3xf32>
+  %f = ivy.reshape %c {shape = [1, 36]} : (tensor<1x4x3x3xf32>) -> tensor<1x36xf32>
+  %g = ivy.negative %c : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  func.return %f, %g : tensor<1x36xf32>, tensor<1x4x3x3xf32>
+}
+
+// CHECK-LABEL: func.func @flatten
+// CHECK:         %[[C:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %[[P:.*]] = ivy.permute_dims %[[C]] {axes = [0, 3, 1, 2]}
+// CHECK-NEXT:    ivy.reshape %[[P]] {shape = [1, 36]}
+
+// -----
+
+// A patch embedding (ViT: conv, flatten the spatial axes, swap to (N, tokens, C)) needs
+// no transpose at all channels-last: the flattened spatial axes are already in front of
+// the channels.
+func.func @patches(%x: tensor<1x3x4x4xf32>, %w: tensor<8x3x2x2xf32>) -> tensor<1x4x8xf32> {
+  %c = ivy.conv %x, %w {strides = [2, 2], padding = [0, 0, 0, 0], dilations = [1, 1]} : (tensor<1x3x4x4xf32>, tensor<8x3x2x2xf32>) -> tensor<1x8x2x2xf32>
+  %f = ivy.reshape %c {shape = [1, 8, 4]} : (tensor<1x8x2x2xf32>) -> tensor<1x8x4xf32>
+  %t = ivy.permute_dims %f {axes = [0, 2, 1]} : (tensor<1x8x4xf32>) -> tensor<1x4x8xf32>
+  func.return %t : tensor<1x4x8xf32>
+}
+
+// CHECK-LABEL: func.func @patches
+// CHECK:         %[[C:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %[[F:.*]] = ivy.reshape %[[C]] {shape = [1, 4, 8]}
+// CHECK-NEXT:    func.return %[[F]]
+
+// -----
+
+// Negative: the shuffle's merge back needs a transpose within the merged axes; with no
+// permute below to take the group order, moving it would add one, so it stays above.
+func.func @shuffle_out(%x: tensor<1x6x4x4xf32>, %w: tensor<6x6x1x1xf32>) -> tensor<1x6x4x4xf32> {
+  %c = ivy.conv %x, %w {strides = [1, 1], padding = [0, 0, 0, 0], dilations = [1, 1]} : (tensor<1x6x4x4xf32>, tensor<6x6x1x1xf32>) -> tensor<1x6x4x4xf32>
+  %s = ivy.reshape %c {shape = [1, 2, 3, 4, 4]} : (tensor<1x6x4x4xf32>) -> tensor<1x2x3x4x4xf32>
+  %t = ivy.permute_dims %s {axes = [0, 2, 1, 3, 4]} : (tensor<1x2x3x4x4xf32>) -> tensor<1x3x2x4x4xf32>
+  %u = ivy.reshape %t {shape = [1, 6, 4, 4]} : (tensor<1x3x2x4x4xf32>) -> tensor<1x6x4x4xf32>
+  func.return %u : tensor<1x6x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @shuffle_out
+// CHECK:         %[[C:.*]] = ivy.conv {{.*}}layout = "channels_last"}
+// CHECK-NEXT:    %[[S:.*]] = ivy.reshape %[[C]] {shape = [1, 4, 4, 2, 3]}
+// CHECK-NEXT:    %[[T:.*]] = ivy.permute_dims %[[S]] {axes = [0, 4, 3, 1, 2]}
+// CHECK-NEXT:    %[[U:.*]] = ivy.reshape %[[T]] {shape = [1, 6, 4, 4]}
+// CHECK-NEXT:    func.return %[[U]]
