@@ -398,9 +398,34 @@ def _extreme(op_type: str) -> OnnxRule:
     return rule
 
 
+def _prod(c: OnnxContext) -> str:
+    """onnxruntime's integer ReduceProd saturates where every other target wraps around
+    (3**20 in int32 gives 2**31 - 1), so an integer product over static axes is a tree
+    of elementwise Muls, which wrap: the axes moved last and flattened, then halves
+    multiplied until one element is left."""
+    axes, t = all_axes(c), c.x_type
+    dims = [t.shape[a] for a in axes]
+    if numpy_dtype(t.dtype).kind not in "iu" or not axes or None in t.shape or 0 in dims:
+        return reduce(c, "ReduceProd")
+    kept = [a for a in range(t.rank) if a not in axes]
+    n = math.prod(dims)
+    x = c.node("Reshape", [c.node("Transpose", [c.x], perm=kept + axes),
+                           c.b.ints([t.shape[a] for a in kept] + [n])])
+    last = c.b.ints([-1])
+    while n > 1:
+        half = n // 2
+        cut = [c.node("Slice", [x, c.b.ints([lo]), c.b.ints([hi]), last])
+               for lo, hi in ((0, half), (half, 2 * half), (2 * half, n))]
+        x = c.node("Mul", cut[:2])
+        if n % 2:
+            x = c.node("Concat", [x, cut[2]], axis=-1)
+        n -= half
+    return c.node("Reshape", [x, c.b.ints(list(c.out.shape))])
+
+
 REDUCTION_RULES: dict[str, OnnxRule] = {
     "sum": lambda c: reduce(c, "ReduceSum"),
-    "prod": lambda c: reduce(c, "ReduceProd"),
+    "prod": _prod,
     "mean": lambda c: reduce(c, "ReduceMean"),
     "min": _extreme("ReduceMin"),
     "max": _extreme("ReduceMax"),

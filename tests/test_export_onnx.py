@@ -64,6 +64,18 @@ def test_op_exports(name: str, data: Any) -> None:
     check_against_reference(name, operands, attrs, {"onnx": got}, ir_types, "onnx")
 
 
+@pytest.mark.parametrize("axis", [None, (0, 2), (1,)])
+def test_integer_products_wrap_around_like_every_target(axis: Any) -> None:
+    # onnxruntime's int32 ReduceProd saturates at 2**31 - 1; the export multiplies halves
+    x = np.full((4, 21, 6), 3, np.int32)  # 3**21 and up overflow
+    compiled, flat = compile_op("prod", [x], {"axis": axis, "keepdims": axis == (0, 2)}, "onnx")
+    checked(compiled.model)
+    want = np.multiply.reduce(x, axis=axis, keepdims=axis == (0, 2), dtype=np.int32)
+    got = as_list(compiled(*flat))[0]
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.int32
+
+
 # ---- region ops ----
 
 def test_loops_export_as_onnx_loops() -> None:
