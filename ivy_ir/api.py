@@ -320,7 +320,8 @@ def _compile_now(fn: Any, target: str, args: Any, kwargs: Any, pipeline: str,
     else:
         source, args, kwargs = _prepared(fn, args, kwargs, params, buffers, source)
         module = trace(fn, args, kwargs, params, buffers, source=source, dynamic=dynamic)
-    optimized = run_pipeline(module, pipeline, print_ir_after_all=print_ir_after_all)
+    optimized = run_pipeline(module, pipeline, print_ir_after_all=print_ir_after_all,
+                             verify_each=False)
 
     retrace = None
     if callable(fn) and not isinstance(fn, Module):

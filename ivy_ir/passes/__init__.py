@@ -13,6 +13,7 @@ from typing import Any
 
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.transforms import get_all_passes
+from xdsl.utils.exceptions import VerifyException
 
 from ..core.context import make_context
 from ..core.module import Module
@@ -50,8 +51,11 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
 def run_pipeline(module: Module, passes: str = "default", print_ir_after_all: bool = False,
                  timings: dict[str, float] | None = None,
-                 printer: Callable[[str], Any] = print) -> Module:
-    """Run a pipeline on a copy of `module`, verifying after every pass."""
+                 printer: Callable[[str], Any] = print, verify_each: bool = True) -> Module:
+    """Run a pipeline on a copy of `module`, verifying after every pass, or with
+    `verify_each=False` (`compile`: verifying a large model takes ~0.1 s a time) once at
+    the end; a failure then runs the pipeline again verifying each pass, so the error
+    names the pass that broke the IR either way."""
     spec = PRESETS.get(passes, passes)
     out = module.clone()
     if not spec.strip():
@@ -62,7 +66,11 @@ def run_pipeline(module: Module, passes: str = "default", print_ir_after_all: bo
         if prev is None:
             last[0] = time.perf_counter()
             return
-        op.verify()
+        if verify_each:
+            try:
+                op.verify()
+            except VerifyException as exc:
+                raise VerifyException(f"after pass '{prev.name}': {exc}") from None
         now = time.perf_counter()
         if timings is not None:
             timings[prev.name] = timings.get(prev.name, 0.0) + now - last[0]
@@ -72,4 +80,9 @@ def run_pipeline(module: Module, passes: str = "default", print_ir_after_all: bo
 
     pipeline = PassPipeline.parse_spec(available_passes(), spec, callback=after)
     pipeline.apply(make_context(), out.op)
+    if not verify_each:
+        try:
+            out.op.verify()
+        except VerifyException:
+            return run_pipeline(module, passes, verify_each=True)
     return out
