@@ -16,19 +16,32 @@ from jax import lax
 
 from ivy_ir.core.boxes import box_corners, nms_take
 
-__all__ = ["argwhere", "nms_slots", "non_max_suppression", "unique"]
+__all__ = ["argwhere", "nms_slots", "non_max_suppression", "nonzero_count", "nonzero_rows",
+           "unique"]
+
+# The data-dependent kernels below call jitted steps defined once with the program
+# (a `jax.jit` wrapper built per call costs ~0.4 ms: a third of an argwhere of 32K
+# elements); JAX compiles each once per shapes and static arguments.
+
+
+@jax.jit
+def nonzero_count(x):
+    return jnp.count_nonzero(x)
+
+
+@jax.jit(static_argnames="size")
+def nonzero_rows(x, size):
+    return jnp.argwhere(x, size=size)
 
 
 def argwhere(x):
     # two compiled steps and one read of the count between them, where eager
     # `jnp.argwhere` runs its dozen ops one by one (4 ms for 32K elements, against
-    # ~0.1 ms); the same function objects each call, so JAX compiles each once per
-    # shape (and count); inside a caller's `jax.jit` the count is not known, and
-    # `jnp.argwhere` says so
+    # ~0.1 ms); inside a caller's `jax.jit` the count is not known, and `jnp.argwhere`
+    # says so
     if isinstance(x, jax.core.Tracer):
         return jnp.argwhere(x)
-    n = int(jax.jit(jnp.count_nonzero)(x))
-    return jax.jit(jnp.argwhere, static_argnames="size")(x, size=n)
+    return nonzero_rows(x, size=int(nonzero_count(x)))
 
 
 def unique(x, axis, sorted):
@@ -49,8 +62,9 @@ def unique(x, axis, sorted):
             counts.astype(jnp.int64))
 
 
+@jax.jit(static_argnums=(2, 3, 4, 5))
 def nms_slots(boxes, scores, slots, iou_threshold, score_threshold, center):
-    # the static-shape part (compiled once per program and shapes: see below): the rows
+    # the static-shape part (compiled once per program, shapes and settings): the rows
     # of the boxes taken, in batch, class and taking order, padded, and their count
     n_batch, n_class, _ = scores.shape
     order = jnp.argsort(-scores, axis=-1, stable=True)  # ties: the lower index first
@@ -87,8 +101,6 @@ def non_max_suppression(boxes, scores, max_out, iou_threshold, score_threshold, 
     if slots == 0 or n_batch * n_class == 0:
         return jnp.zeros((0, 3), dtype=jnp.int64)
     # the program runs op by op (a data-dependent size), so all but the final cut is
-    # jitted here: the same function object each call, so JAX compiles it once per shapes
-    # and settings
-    rows, found = jax.jit(nms_slots, static_argnums=(2, 3, 4, 5))(
-        boxes, scores, slots, iou_threshold, score_threshold, center)
+    # jitted here
+    rows, found = nms_slots(boxes, scores, slots, iou_threshold, score_threshold, center)
     return rows[:int(found)]
