@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
 from ivy_ir.core.decompose import DECOMPOSITIONS, decompose_ops
@@ -15,13 +17,13 @@ from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError, UnsupportedDtypeError
 from ivy_ir.dialect import IvyOp, TensorSpec
 from ivy_ir.dialect.ops import location_text
-from ivy_ir.dialect.types import WIDE
+from ivy_ir.dialect.types import DTYPES, WIDE
 from ivy_ir.passes.channels_last import channels_last
 from ivy_ir.passes.fuse_elementwise import fuse_elementwise
 
 from . import hoist, staged
 from .emitter import emit_source
-from .runtime import Runtime
+from .runtime import Runtime, host_array
 from .target import Target
 
 TARGET_MODULES = {"numpy": "lowerings.numpy", "jax": "lowerings.jax",
@@ -112,21 +114,27 @@ def _load(work: Module, tgt: Target, runtime: Runtime, fn_name: str, options: di
     """Source, raw and wrapped function of one program, and its parameters made."""
     if tgt.fuses(options):
         fuse_elementwise(work.op)
-    check_supported(work, tgt.name)
     wide = _has_64_bits(work)
     data_shaped = any(op.SPEC.has("data_shaped") for op in work.entry.walk()
                       if isinstance(op, IvyOp))
-    cut = staged.split(work) if data_shaped and runtime.stages_data_shaped else None
+    host = _host_types(work, tgt)
+    cut = None
+    if host or (data_shaped and runtime.stages_data_shaped):
+        cut = staged.split(work, lambda op: "host" if _touches(op, host) else "eager"
+                           if runtime.stages_data_shaped and staged.data_shaped(op)
+                           else "compiled")
     if cut is not None:
         with runtime.scope(wide):
-            native = runtime.arrange(runtime.params(values, trainable), work)
+            native = runtime.arrange(_params(runtime, values, trainable), work)
         source, fn = _load_stages(work, *cut, tgt, runtime, fn_name, wide, options)
         return source, fn, fn, native
+    check_supported(work, tgt.name, "\n(text runs on the host through NumPy only in programs "
+                    "without named dynamic dims, buffer updates or random draws)" if host else "")
     source, namespace = emit_source(work, tgt, fn_name)
     code = compile(source, f"<ivy_ir {tgt.name}>", "exec")
     with runtime.scope(wide):
         exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
-        native = runtime.arrange(runtime.params(values, trainable), work)
+        native = runtime.arrange(_params(runtime, values, trainable), work)
     raw = namespace[fn_name]
     return source, raw, runtime.wrap(raw, wide=wide, data_shaped=data_shaped, **options), native
 
@@ -134,22 +142,81 @@ def _load(work: Module, tgt: Target, runtime: Runtime, fn_name: str, options: di
 def _load_stages(work: Module, stages: list[staged.Stage], returned: tuple[int, ...],
                  tgt: Target, runtime: Runtime, fn_name: str, wide: bool,
                  options: dict[str, Any]) -> tuple[str, Callable[..., Any]]:
-    """A program with data-shaped ops as its stages (`staged.py`), each loaded and
-    wrapped on its own (the data-shaped ones as such), and the function running them."""
-    parts, sources = [], []
+    """A program cut into stages (`staged.py`), each loaded and wrapped on its own (the
+    data-shaped ones as such, the host ones by the NumPy lowering), and the function
+    running them."""
+    for stage in stages:
+        check_supported(stage.module, "numpy" if stage.kind == "host" else tgt.name)
+    parts, sources, imported = [], [], False
     for i, stage in enumerate(stages):
         name = f"{fn_name}_stage{i}"
-        source, namespace = emit_source(stage.module, tgt, name)
-        with runtime.scope(wide):
-            exec(compile(source, f"<ivy_ir {tgt.name}>", "exec"), namespace)  # noqa: S102
-        parts.append((stage, runtime.wrap(namespace[name], wide=wide, data_shaped=stage.eager,
-                                          **options)))
-        kind = "op by op: its sizes depend on the data" if stage.eager else "compiled"
-        shown = source.removeprefix(tgt.imports) if i else source  # the imports once
-        sources.append(f"# stage {i}, {kind} (lowerings/staged.py)\n{shown}")
+        if stage.kind == "host":
+            source, fn = _load_host(stage, runtime, name, wide)
+        else:
+            source, namespace = emit_source(stage.module, tgt, name)
+            with runtime.scope(wide):
+                exec(compile(source, f"<ivy_ir {tgt.name}>", "exec"), namespace)  # noqa: S102
+            fn = _reading(stage, runtime.wrap(namespace[name], wide=wide,
+                                              data_shaped=stage.kind == "eager", **options))
+        parts.append((stage, fn))
+        shown = source.removeprefix(tgt.imports) if imported and stage.kind != "host" \
+            else source  # the target's imports once
+        imported = imported or stage.kind != "host"
+        sources.append(f"# stage {i}, {STAGE_KINDS[stage.kind]} (lowerings/staged.py)\n{shown}")
     inputs = tuple(i for i, info in enumerate(work.args()) if info.param is None)
     single = len(returned) == 1 and not work.returns_sequence
     return "\n\n".join(sources), staged.run(parts, returned, inputs, single)
+
+
+STAGE_KINDS = {"compiled": "compiled", "eager": "op by op: its sizes depend on the data",
+               "host": "through NumPy: the framework holds no arrays of its values"}
+
+
+def _load_host(stage: staged.Stage, runtime: Runtime, name: str, wide: bool
+               ) -> tuple[str, Callable[..., Any]]:
+    """A host stage: the NumPy lowering of its ops, reading the framework's arrays as
+    NumPy ones and handing its numbers back as the framework's (its text as NumPy's)."""
+    np_target, np_runtime = get_target("numpy"), get_runtime("numpy")
+    source, namespace = emit_source(stage.module, np_target, name)
+    with np_runtime.scope(wide):
+        exec(compile(source, "<ivy_ir numpy>", "exec"), namespace)  # noqa: S102
+    run = np_runtime.wrap(namespace[name], wide=wide, data_shaped=True)
+
+    def fn(params: dict[str, Any], *inputs: Any) -> Any:
+        outs = run({k: host_array(v) for k, v in params.items()}, *map(host_array, inputs))
+        return [o if o.dtype.kind in "OUS" else runtime.to_native(o) for o in outs]
+    return source, _reading(stage, fn)
+
+
+def _reading(stage: staged.Stage, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` given only the parameters its stage reads (a jitted stage takes every leaf
+    of the dict it is handed, and a text parameter is no JAX value)."""
+    names = [a.param for a in stage.module.args() if a.param is not None]
+    return lambda params, *inputs: fn({k: params[k] for k in names}, *inputs)
+
+
+def _params(runtime: Runtime, values: dict[str, Any], trainable: dict[str, bool]
+            ) -> dict[str, Any]:
+    """The parameters as the framework's arrays, text ones (read only by host stages)
+    kept as NumPy's."""
+    text = {k: v for k, v in values.items() if np.asarray(v).dtype.kind in "OUS"}
+    return {**runtime.params({k: v for k, v in values.items() if k not in text}, trainable),
+            **text}
+
+
+def _host_types(module: Module, tgt: Target) -> frozenset[Any]:
+    """The element types of `module`'s values that `tgt`'s framework has no arrays of."""
+    if not tgt.host_dtypes:
+        return frozenset()
+    wanted = {DTYPES[d] for d in tgt.host_dtypes}
+    values = [*module.entry.body.block.args, *(r for op in module.entry.walk() for r in op.results)]
+    return frozenset(t for v in values if (t := getattr(v.type, "element_type", None)) in wanted)
+
+
+def _touches(op: Operation, types: frozenset[Any]) -> bool:
+    """Whether `op`, or an op nested in it, reads or makes a value of one of `types`."""
+    return bool(types) and any(getattr(v.type, "element_type", None) in types
+                               for o in op.walk() for v in (*o.operands, *o.results))
 
 
 def _has_64_bits(module: Module) -> bool:
@@ -160,9 +227,9 @@ def _has_64_bits(module: Module) -> bool:
                if hasattr(v.type, "element_type"))
 
 
-def check_supported(module: Module, target: str) -> None:
+def check_supported(module: Module, target: str, note: str = "") -> None:
     """Refuse, all at once, the ops whose dtypes the registry declares unsupported on
-    `target` (`unsupported=target:dtype` in ops.spec)."""
+    `target` (`unsupported=target:dtype` in ops.spec); `note` ends the message."""
     problems = []
     for op in module.entry.walk():
         if not isinstance(op, IvyOp) or target not in op.SPEC.unsupported:
@@ -175,7 +242,7 @@ def check_supported(module: Module, target: str) -> None:
                             f"(ops.spec line {op.SPEC.line})")
     if problems:
         raise UnsupportedDtypeError(f"the {target} target cannot run these ops in these "
-                                    "dtypes:\n" + "\n".join(problems))
+                                    "dtypes:\n" + "\n".join(problems) + note)
 
 
 __all__ = ["TARGETS", "LoweringError", "Lowered", "Target", "UnsupportedDtypeError",

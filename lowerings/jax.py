@@ -244,7 +244,7 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", array="jnp.asarray",
-                hoists=True, channels_last=True,
+                hoists=True, channels_last=True, host_dtypes=frozenset({"string"}),
                 helpers=collect_helpers(K, resample, C, D, boxes),
                 imports="import math\n\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
                         "from jax import lax\nfrom jax.extend.random import threefry2x32_p\n")

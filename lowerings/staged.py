@@ -10,13 +10,18 @@ A detector's backbone stays one compiled program; only its box selection runs op
 Each stage reads the values it needs by their position in the whole program and writes
 its results back by position (`run`). Programs that update buffers, draw random
 numbers or name dynamic dims are not cut (their whole program runs op by op).
+
+The same cut serves values a framework has no arrays of: JAX and torch hold no text, so
+the ops that read or make text (an ONNX tokenizer's `StringNormalizer`, `LabelEncoder`)
+form host stages that run through the NumPy lowering, and the numbers they hand on go
+back into the framework's stages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
@@ -27,13 +32,16 @@ from ivy_ir.dialect import IvyOp
 
 from .hoist import arg_attrs, block_values, prune
 
+Kind = Literal["compiled", "eager", "host"]
+"""How a stage runs: a run of ordinary ops compiled as one program; one data-shaped op
+run op by op; or a run of ops on values the framework cannot hold, through NumPy."""
+
 
 @dataclass(frozen=True)
 class Stage:
     module: Module
     """The stage as a program: `(params, *inputs) -> [outputs]`."""
-    eager: bool
-    """A data-shaped op, run op by op; else a run of ordinary ops, compiled."""
+    kind: Kind
     reads: tuple[int, ...]
     """The positions (in the whole program's values) of the stage's inputs, in order."""
     writes: tuple[int, ...]
@@ -45,31 +53,33 @@ def data_shaped(op: Operation) -> bool:
     return any(isinstance(o, IvyOp) and o.SPEC.has("data_shaped") for o in op.walk())
 
 
-def split(module: Module) -> tuple[list[Stage], tuple[int, ...]] | None:
-    """The stages of `module` and the positions of its results; None where it is not
-    cut (no data-shaped op; buffer updates, draws or named dynamic dims)."""
+def split(module: Module, kind_of: Callable[[Operation], Kind]
+          ) -> tuple[list[Stage], tuple[int, ...]] | None:
+    """The stages of `module`, each top-level op's kind given by `kind_of`, and the
+    positions of its results; None where it is not cut (every op compiled; buffer
+    updates, draws or named dynamic dims)."""
     block = module.entry.body.block
     if module.updates or module.draws or any(DIMS in a.data for a in arg_attrs(module.entry)):
         return None
-    groups: list[tuple[bool, list[Operation]]] = []
+    groups: list[tuple[Kind, list[Operation]]] = []
     for op in list(block.ops)[:-1]:
-        eager = data_shaped(op)
-        if groups and not eager and not groups[-1][0]:
+        kind = kind_of(op)
+        if groups and kind != "eager" and groups[-1][0] == kind:
             groups[-1][1].append(op)
         else:
-            groups.append((eager, [op]))
-    if not any(eager for eager, _ in groups):
+            groups.append((kind, [op]))
+    if all(kind == "compiled" for kind, _ in groups):
         return None
     positions = {v: i for i, v in enumerate(block_values(block))}
     returned = tuple(positions[v] for v in block.last_op.operands)
     stages = []
-    for k, (eager, ops) in enumerate(groups):
+    for k, (kind, ops) in enumerate(groups):
         later = {o for _, rest in groups[k + 1:] for o in rest}
         writes = [r for op in ops for r in op.results
                   if r in block.last_op.operands
                   or any(_top(use.operation, block) in later for use in r.uses)]
         if writes:
-            stages.append(_stage(module, eager, ops, writes, positions))
+            stages.append(_stage(module, kind, ops, writes, positions))
     return stages, returned
 
 
@@ -93,7 +103,7 @@ def _top(op: Operation, block: Block) -> Operation:
     return op
 
 
-def _stage(module: Module, eager: bool, ops: list[Operation], writes: list[SSAValue],
+def _stage(module: Module, kind: Kind, ops: list[Operation], writes: list[SSAValue],
            positions: dict[SSAValue, int]) -> Stage:
     """The program of one stage: the whole program returning `writes`, with the values
     it reads from earlier stages as inputs, pruned."""
@@ -123,4 +133,4 @@ def _stage(module: Module, eager: bool, ops: list[Operation], writes: list[SSAVa
                               if k in {a.param for a in clone.args()}}, returns_sequence=True)
     reads_at = tuple(source[arg] for arg, info in zip(cblock.args, stage.args())
                      if info.param is None)
-    return Stage(stage, eager, reads_at, tuple(positions[w] for w in writes))
+    return Stage(stage, kind, reads_at, tuple(positions[w] for w in writes))

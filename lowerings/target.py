@@ -198,6 +198,9 @@ class Target(RuleTable):
     """Ops whose autograd keeps their result for the backward pass (exp, tanh, ...):
     an in-place op must never overwrite such a result."""
 
+    host_dtypes: frozenset[str] = frozenset()
+    """Dtypes the framework has no arrays of (text on JAX and torch): the ops reading or
+    making such values run on the host through the NumPy lowering (`staged.py`)."""
     refused: dict[str, str] = field(default_factory=dict)
     """op -> why the target cannot run it at all (no exact form); compiling it fails."""
     dtype_gaps: dict[str, frozenset[str]] = field(default_factory=dict)

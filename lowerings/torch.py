@@ -416,5 +416,6 @@ TARGET = Target(name="torch", rules=TORCH_RULES, dtype=_dtype, array="torch.tens
                 imports="import torch\nimport torch.nn.functional as F\n",
                 fuse_elementwise=True, self_fusing_options=frozenset({"torch_compile"}),
                 fused_as_expressions=True, inplace_methods=_inplace_methods(),
-                saves_result=SAVES_RESULT, widening=WIDENING)
+                saves_result=SAVES_RESULT, widening=WIDENING,
+                host_dtypes=frozenset({"string"}))
 RUNTIME = TorchRuntime()

@@ -15,6 +15,7 @@ import torch
 
 from ivy_ir.core.module import Module
 from ivy_ir.dialect import IvyOp, TensorSpec, dtype_name
+from ivy_ir.dialect.dtypes import TEXT_NAMES
 from ivy_ir.dialect.types import numpy_dtype
 
 from .runtime import Runtime, copy_shared, host_array, nest
@@ -51,15 +52,17 @@ class TorchRuntime(TorchAutodiff, Runtime):
         return torch.compile(raw) if torch_compile else raw
 
     def native_dtype(self, name: str) -> Any:
-        # a carried storage dtype comes as an ml_dtypes array (torch_storage.py)
-        return numpy_dtype(name) if name in CARRIED else getattr(torch, name)
+        # a carried storage dtype comes as an ml_dtypes array (torch_storage.py), text as
+        # a NumPy array of `str` (torch has no text tensor: those ops run on the host)
+        return numpy_dtype(name) if name in CARRIED or name in TEXT_NAMES \
+            else getattr(torch, name)
 
     def is_native(self, value: Any) -> bool:
         return isinstance(value, torch.Tensor)
 
     def to_native(self, value: Any) -> Any:
         array = host_array(value)
-        if array.dtype.name in CARRIED:  # bytes at the call edge (`own_outputs`)
+        if array.dtype.name in CARRIED or array.dtype.kind in "OUS":  # bytes or text
             return array
         # torch would share a read-only buffer (a JAX array's) and warn: copy it
         return to_tensor(array if array.flags.writeable else array.copy())

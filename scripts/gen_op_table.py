@@ -54,6 +54,10 @@ def _coverage(s: OpSpec, target: str) -> str:
         how = "decomposed" if s.name in DECOMPOSITIONS else "**missing**"
     gaps = [d for d in DTYPES if d in s.unsupported.get(target, ())
             or d in tgt.dtype_gaps.get(s.name, ())]
+    hosted = [d for d in gaps if d in tgt.host_dtypes]
+    gaps = [d for d in gaps if d not in tgt.host_dtypes]
+    if hosted and how == "**missing**":
+        how = f"host ({', '.join(hosted)})"
     return f"{how} (not {', '.join(gaps)})" if gaps else how
 
 
@@ -89,7 +93,9 @@ def render() -> str:
         "goes through the op's decomposition in `ivy_ir/core/decompose.py`; `(not ...)` "
         "lists the dtypes the registry declares that target cannot run the op in "
         "(`unsupported=` in ops.spec, or the target's own `dtype_gaps`: compiling them "
-        "fails with an error naming each); `refused`: the target has no exact form of the "
+        "fails with an error naming each); `host (string)`: the target's framework has no "
+        "arrays of that dtype, so the op runs in a host stage through the NumPy lowering "
+        "(`lowerings/staged.py`); `refused`: the target has no exact form of the "
         "op (onnx: see docs/onnx.md). The onnx column's `native` is a rule of the ONNX "
         "exporter's table; composite ops use ONNX's fused operator where the opset has one "
         "and decompose otherwise; no complex dtype exports to onnx.",

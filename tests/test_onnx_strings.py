@@ -3,8 +3,10 @@
 Every ONNX node test of StringNormalizer, StringConcat, StringSplit, RegexFullMatch,
 Equal on strings and ai.onnx.ml LabelEncoder with string keys, plus the `simple`
 group's StringNormalizer models, run on NumPy and TensorFlow against their stored
-outputs (object arrays of `str`); torch and JAX, which have no text tensors, refuse
-them by name; IR text with the text dtype round-trips through `ivy_ir.parse`.
+outputs (object arrays of `str`); on torch and JAX, which have no text tensors, the text
+ops run as host stages through the NumPy lowering (`lowerings/staged.py`) and the
+numbers they hand on return to the framework; IR text with the text dtype round-trips
+through `ivy_ir.parse`.
 """
 
 from __future__ import annotations
@@ -100,11 +102,46 @@ def _data_sets(model_dir: str) -> list[tuple[list[np.ndarray], list[np.ndarray]]
 
 
 @pytest.mark.parametrize("target", ["torch", "jax"])
-def test_frameworks_without_text_refuse_by_name(target: str) -> None:
-    model, inputs, _ = node_case("test_strnormalizer_export_monday_casesensintive_upper")
-    with pytest.raises(LoweringError, match=rf"the {target} target cannot run these ops in "
-                                            r"these dtypes:\n  ivy\.string_normalize in string"):
-        ivy_ir.compile(model, target=target, args=tuple(inputs))
+@pytest.mark.parametrize("name", NAMES)
+def test_node_on_host_stages(name: str, target: str) -> None:
+    model, inputs, outputs = node_case(name)
+    check(tuple(np.asarray(v) for v in backend(target).prepare(model).run(inputs)), outputs)
+
+
+@pytest.mark.parametrize("target", ["torch", "jax"])
+def test_text_hands_numbers_back_to_the_framework(target: str) -> None:
+    """Normalize, compare with a word, then arithmetic with a float initializer: the
+    comparison runs on the host, the weighted sum in the framework, on its arrays."""
+    nodes = [helper.make_node("StringNormalizer", ["x"], ["low"], case_change_action="LOWER"),
+             helper.make_node("Equal", ["low", "word"], ["hit"]),
+             helper.make_node("Cast", ["hit"], ["f"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["f", "w"], ["y"])]
+    init = [helper.make_tensor("word", TensorProto.STRING, [], [b"monday"]),
+            helper.make_tensor("w", TensorProto.FLOAT, [3], [0.5, 2.0, 4.0])]
+    model = make_model(nodes, [tensor_info("x", [3], TensorProto.STRING)],
+                       [tensor_info("y", [3], TensorProto.FLOAT)], inits=init)
+    x = np.array(["Monday", "tuesday", "MONDAY"], dtype=object)
+    compiled = ivy_ir.compile(model, target=target, args=(x,))
+    y = compiled(x)
+    assert type(y).__module__.split(".")[0] in ("torch", "jax", "jaxlib")
+    np.testing.assert_array_equal(np.asarray(y.detach() if target == "torch" else y),
+                                  [0.5, 0.0, 4.0])
+    assert "through NumPy" in compiled.source
+    if target == "torch":  # the framework stage is differentiable as ever
+        y.sum().backward()
+        np.testing.assert_array_equal(compiled.params["w"].grad.numpy(), [1.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("target", ["torch", "jax"])
+def test_text_with_named_dims_is_refused_by_name(target: str) -> None:
+    """Stages cannot carry named dynamic dims, so such a program still says why."""
+    model = make_model([helper.make_node("StringNormalizer", ["x"], ["y"])],
+                       [tensor_info("x", ["N"], TensorProto.STRING)],
+                       [tensor_info("y", None, TensorProto.STRING)])
+    with pytest.raises(LoweringError, match=rf"(?s)the {target} target cannot run these ops "
+                                            r"in these dtypes:\n  ivy\.string_normalize in "
+                                            r"string.*named dynamic dims"):
+        ivy_ir.compile(model, target=target)(np.array(["a", "B"], dtype=object))
 
 
 def test_onnx_export_refuses_text() -> None:
