@@ -199,7 +199,8 @@ def _params(runtime: Runtime, values: dict[str, Any], trainable: dict[str, bool]
             ) -> dict[str, Any]:
     """The parameters as the framework's arrays, text ones (read only by host stages)
     kept as NumPy's."""
-    text = {k: v for k, v in values.items() if np.asarray(v).dtype.kind in "OUS"}
+    text = {k: v for k, v in values.items()
+            if isinstance(v, np.ndarray) and v.dtype.kind in "OUS"}
     return {**runtime.params({k: v for k, v in values.items() if k not in text}, trainable),
             **text}
 
