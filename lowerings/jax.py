@@ -184,7 +184,10 @@ class JaxRuntime(JaxAutodiff, Runtime):
     fast_types = (type(jnp.zeros(())), np.ndarray)  # others (TF tensors) convert first
 
     def params(self, values: dict[str, np.ndarray], trainable: dict[str, bool]) -> dict[str, Any]:
-        return {k: jnp.asarray(v) for k, v in values.items()}  # in `scope`: float64 stays
+        # in `scope`: float64 stays; `device_put`, as `jnp.asarray` compiles a copy
+        # program per new shape (DenseNet-121's ~600 weights: ~1 s on a first compile)
+        return {k: jax.device_put(v) if isinstance(v, np.ndarray) else jnp.asarray(v)
+                for k, v in values.items()}
 
     def concrete(self) -> AbstractContextManager[Any]:
         return jax.ensure_compile_time_eval()
@@ -237,7 +240,7 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
     def to_native(self, value: Any) -> Any:
         with jax.enable_x64(True):  # a float64 input stays float64 (the guard checks it)
-            return jnp.asarray(value)
+            return jax.device_put(value) if isinstance(value, np.ndarray) else jnp.asarray(value)
 
     def spec(self, value: Any) -> TensorSpec:
         return TensorSpec(tuple(value.shape), dtype_name(value.dtype))
