@@ -414,12 +414,12 @@ def _prod(c: OnnxContext) -> str:
     last = c.b.ints([-1])
     while n > 1:
         half = n // 2
-        cut = [c.node("Slice", [x, c.b.ints([lo]), c.b.ints([hi]), last])
-               for lo, hi in ((0, half), (half, 2 * half), (2 * half, n))]
-        x = c.node("Mul", cut[:2])
-        if n % 2:
-            x = c.node("Concat", [x, cut[2]], axis=-1)
-        n -= half
+        product = c.node("Mul", [c.node("Slice", [x, c.b.ints([lo]), c.b.ints([hi]), last])
+                                 for lo, hi in ((0, half), (half, 2 * half))])
+        if n % 2:  # the odd element out goes on to the next round
+            product = c.node("Concat", [product, c.node(
+                "Slice", [x, c.b.ints([n - 1]), c.b.ints([n]), last])], axis=-1)
+        x, n = product, n - half
     return c.node("Reshape", [x, c.b.ints(list(c.out.shape))])
 
 

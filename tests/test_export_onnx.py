@@ -74,6 +74,9 @@ def test_integer_products_wrap_around_like_every_target(axis: Any) -> None:
     got = as_list(compiled(*flat))[0]
     np.testing.assert_array_equal(got, want)
     assert got.dtype == np.int32
+    graph = compiled.model.graph  # every node's result is used
+    used = {i for n in graph.node for i in n.input} | {o.name for o in graph.output}
+    assert all(o in used for n in graph.node for o in n.output)
 
 
 # ---- region ops ----
