@@ -17,7 +17,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.core.rules import LoweringError, UnsupportedDtypeError
 from ivy_ir.dialect import IvyOp, TensorSpec
 from ivy_ir.dialect.ops import location_text
-from ivy_ir.dialect.types import DTYPES, WIDE
+from ivy_ir.dialect.types import DTYPES, WIDE, is_text
 from ivy_ir.passes.channels_last import channels_last
 from ivy_ir.passes.fuse_elementwise import fuse_elementwise
 
@@ -184,7 +184,7 @@ def _load_host(stage: staged.Stage, runtime: Runtime, name: str, wide: bool
 
     def fn(params: dict[str, Any], *inputs: Any) -> Any:
         outs = run({k: host_array(v) for k, v in params.items()}, *map(host_array, inputs))
-        return [o if o.dtype.kind in "OUS" else runtime.to_native(o) for o in outs]
+        return [o if is_text(o.dtype) else runtime.to_native(o) for o in outs]
     return source, _reading(stage, fn)
 
 
@@ -199,8 +199,7 @@ def _params(runtime: Runtime, values: dict[str, Any], trainable: dict[str, bool]
             ) -> dict[str, Any]:
     """The parameters as the framework's arrays, text ones (read only by host stages)
     kept as NumPy's."""
-    text = {k: v for k, v in values.items()
-            if isinstance(v, np.ndarray) and v.dtype.kind in "OUS"}
+    text = {k: v for k, v in values.items() if isinstance(v, np.ndarray) and is_text(v.dtype)}
     return {**runtime.params({k: v for k, v in values.items() if k not in text}, trainable),
             **text}
 
@@ -210,8 +209,8 @@ def _host_types(module: Module, tgt: Target) -> frozenset[Any]:
     if not tgt.host_dtypes:
         return frozenset()
     wanted = {DTYPES[d] for d in tgt.host_dtypes}
-    values = [*module.entry.body.block.args, *(r for op in module.entry.walk() for r in op.results)]
-    return frozenset(t for v in values if (t := getattr(v.type, "element_type", None)) in wanted)
+    return frozenset(t for v in _values(module)
+                     if (t := getattr(v.type, "element_type", None)) in wanted)
 
 
 def _touches(op: Operation, types: frozenset[Any]) -> bool:
@@ -222,10 +221,13 @@ def _touches(op: Operation, types: frozenset[Any]) -> bool:
 
 def _has_64_bits(module: Module) -> bool:
     """Whether a value of the program is 64-bit (JAX computes those only under x64)."""
-    values = [*module.entry.body.block.args,
-              *(r for op in module.entry.walk() for r in op.results)]
-    return any(TensorSpec.from_xdsl(v.type).dtype in WIDE for v in values
+    return any(TensorSpec.from_xdsl(v.type).dtype in WIDE for v in _values(module)
                if hasattr(v.type, "element_type"))
+
+
+def _values(module: Module) -> list[Any]:
+    """The entry's arguments and every op's results, nested ones included."""
+    return [*module.entry.body.block.args, *(r for op in module.entry.walk() for r in op.results)]
 
 
 def check_supported(module: Module, target: str, note: str = "") -> None:

@@ -184,10 +184,7 @@ class JaxRuntime(JaxAutodiff, Runtime):
     fast_types = (type(jnp.zeros(())), np.ndarray)  # others (TF tensors) convert first
 
     def params(self, values: dict[str, np.ndarray], trainable: dict[str, bool]) -> dict[str, Any]:
-        # in `scope`: float64 stays; `device_put`, as `jnp.asarray` compiles a copy
-        # program per new shape (DenseNet-121's ~600 weights: ~1 s on a first compile)
-        return {k: jax.device_put(v) if isinstance(v, np.ndarray) else jnp.asarray(v)
-                for k, v in values.items()}
+        return {k: _on_device(v) for k, v in values.items()}  # in `scope`: float64 stays
 
     def concrete(self) -> AbstractContextManager[Any]:
         return jax.ensure_compile_time_eval()
@@ -240,10 +237,16 @@ class JaxRuntime(JaxAutodiff, Runtime):
 
     def to_native(self, value: Any) -> Any:
         with jax.enable_x64(True):  # a float64 input stays float64 (the guard checks it)
-            return jax.device_put(value) if isinstance(value, np.ndarray) else jnp.asarray(value)
+            return _on_device(value)
 
     def spec(self, value: Any) -> TensorSpec:
         return TensorSpec(tuple(value.shape), dtype_name(value.dtype))
+
+
+def _on_device(value: Any) -> Any:
+    # `device_put` for NumPy arrays: `jnp.asarray` compiles a copy program per new
+    # shape (DenseNet-121's ~600 weights: ~1 s on a first compile)
+    return jax.device_put(value) if isinstance(value, np.ndarray) else jnp.asarray(value)
 
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", array="jnp.asarray",

@@ -16,7 +16,7 @@ import torch
 from ivy_ir.core.module import Module
 from ivy_ir.dialect import IvyOp, TensorSpec, dtype_name
 from ivy_ir.dialect.dtypes import TEXT_NAMES
-from ivy_ir.dialect.types import numpy_dtype
+from ivy_ir.dialect.types import is_text, numpy_dtype
 
 from .runtime import Runtime, copy_shared, host_array, nest
 from .storage import carried, to_bytes
@@ -62,7 +62,7 @@ class TorchRuntime(TorchAutodiff, Runtime):
 
     def to_native(self, value: Any) -> Any:
         array = host_array(value)
-        if array.dtype.name in CARRIED or array.dtype.kind in "OUS":  # bytes or text
+        if array.dtype.name in CARRIED or is_text(array.dtype):  # bytes or text
             return array
         # torch would share a read-only buffer (a JAX array's) and warn: copy it
         return to_tensor(array if array.flags.writeable else array.copy())

@@ -90,6 +90,12 @@ _BY_TYPE = {v: k for k, v in DTYPES.items()}
 assert tuple(DTYPES) == DTYPE_NAMES
 
 
+def is_text(dtype: Any) -> bool:
+    """Whether a NumPy dtype holds text: Python `str` objects (ONNX's, the NumPy
+    target's) or fixed-width str; the IR's `string`."""
+    return np.dtype(dtype).kind in "OU"
+
+
 def dtype_name(dtype: Any) -> str:
     """Normalise a dtype given as a name, NumPy dtype/type or xDSL type to our name."""
     if isinstance(dtype, Attribute):
@@ -104,8 +110,7 @@ def dtype_name(dtype: Any) -> str:
         np_dtype = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"unknown dtype {dtype!r}") from None
-    # text arrays: Python `str` objects (ONNX's, the NumPy target's) or fixed-width str
-    name = "string" if np_dtype.kind in "OU" else np_dtype.name
+    name = "string" if is_text(np_dtype) else np_dtype.name
     if name not in DTYPES:
         raise TypeError(f"unsupported dtype {dtype!r}; supported: {', '.join(DTYPES)}")
     return name
