@@ -31,6 +31,18 @@ NAMESPACES: dict[str, BackendNamespace] = {n: BackendNamespace(n) for n in NAMES
 _ROOTS = {"numpy": "numpy", "torch": "torch", "jax": "jax", "jaxlib": "jax",
           "tensorflow": "tensorflow", "keras": "tensorflow", "ivy_ir": "ivy_ir"}
 
+
+class _RootOf(dict):
+    """type -> the framework its module belongs to (None: no framework's), by type
+    name, filled on first sight of each type: one lookup per value after that."""
+
+    def __missing__(self, kind: type) -> str | None:
+        value = self[kind] = _ROOTS.get(kind.__module__.partition(".")[0])
+        return value
+
+
+_ROOT_OF = _RootOf()
+
 _stack: list[str] = []
 _facade: dict[str, Any] = {}
 """The `ivy` module's globals, and the backend-agnostic values they hold when no
@@ -114,7 +126,7 @@ def infer(values: Any) -> str | None:
     Tracers win over every array, which they take as a constant."""
     found: str | None = None
     for v in values:
-        root = _ROOTS.get(type(v).__module__.partition(".")[0])
+        root = _ROOT_OF[type(v)]
         if root is None and isinstance(v, (list, tuple)) and v:
             root = infer(v)
         elif root == "numpy" and isinstance(v, numpy.generic):

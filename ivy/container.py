@@ -171,9 +171,29 @@ class Container(dict):
 def leaves_of(tree: Any) -> dict[str, Any]:
     """{key chain: leaf} of a container (or any mapping), {'': tree} for one array: the
     flat form in which gradients and optimizers go over the leaves."""
-    if isinstance(tree, Mapping):
-        return (tree if isinstance(tree, Container) else Container(tree)).flatten()
-    return {"": tree}
+    if isinstance(tree, Container):  # before the slower test against the Mapping ABC
+        return tree.flatten()
+    return Container(tree).flatten() if isinstance(tree, Mapping) else {"": tree}
+
+
+def leaf_values(tree: Any) -> list[Any]:
+    """`leaves_of(tree)`'s values without joining their key chains (a gradient call
+    needs only the arrays)."""
+    if not isinstance(tree, Container):
+        if not isinstance(tree, Mapping):
+            return [tree]
+        tree = Container(tree)
+    out: list[Any] = []
+    _values_into(out, tree)
+    return out
+
+
+def _values_into(out: list[Any], tree: Container) -> None:
+    for value in dict.values(tree):
+        if isinstance(value, Container):
+            _values_into(out, value)
+        else:
+            out.append(value)
 
 
 def rebuilt(like: Any, leaves: Iterable[Any]) -> Any:
@@ -182,9 +202,9 @@ def rebuilt(like: Any, leaves: Iterable[Any]) -> Any:
     Filling by position, not by key chain, keeps a training step from re-joining every
     chain each time it rebuilds the weights and the gradients."""
     values = iter(leaves)
-    if not isinstance(like, Mapping):
-        return next(values)
-    return _refilled(like if isinstance(like, Container) else Container(like), values)
+    if isinstance(like, Container):
+        return _refilled(like, values)
+    return _refilled(Container(like), values) if isinstance(like, Mapping) else next(values)
 
 
 def _flatten_into(flat: dict[str, Any], tree: Container, prefix: str) -> None:
@@ -198,9 +218,8 @@ def _flatten_into(flat: dict[str, Any], tree: Container, prefix: str) -> None:
 
 def _refilled(tree: Container, values: Iterator[Any]) -> Container:
     out = Container()
-    for key, value in tree.items():
-        dict.__setitem__(out, key, _refilled(value, values) if isinstance(value, Container)
-                         else next(values))
+    dict.update(out, {key: _refilled(value, values) if isinstance(value, Container)
+                      else next(values) for key, value in dict.items(tree)})
     return out
 
 

@@ -10,6 +10,7 @@ boundary, so every framework sees a plain list and gives gradients of the same s
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -18,7 +19,7 @@ import lowerings
 
 from . import backend
 from .agnostic import FUNCTIONS
-from .container import leaves_of, rebuilt
+from .container import Container, leaf_values, rebuilt
 
 
 def autodiff_of(values: list[Any], what: str = "gradients") -> Any:
@@ -69,10 +70,13 @@ def execute_with_gradients(func: Callable[[Any], Any], xs: Any) -> tuple[Any, ..
     zeros where the loss does not depend on a leaf and None for leaves that cannot have
     a gradient (integer arrays). The loss and the extra outputs come back cut from the
     graph. A loss of one element (shape (1,) too) is what can be differentiated."""
-    leaves = list(leaves_of(xs).values())
+    leaves = leaf_values(xs)
 
     def call(values: list[Any]) -> tuple[Any, tuple[Any, ...]]:
-        out = func(rebuilt(xs, values))
+        # variables are differentiated as they are: then `func` gets the caller's own
+        # container, and a module called with `v=model.v` swaps nothing in
+        same = isinstance(xs, Container) and all(map(operator.is_, values, leaves))
+        out = func(xs if same else rebuilt(xs, values))
         loss, extra = (out[0], tuple(out[1:])) if isinstance(out, tuple) else (out, ())
         return _scalar(loss), extra
     loss, extra, grads = autodiff_of(leaves).value_and_grad(call, leaves)

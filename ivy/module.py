@@ -89,7 +89,7 @@ class Module:
     # ---- calling ----
     def __call__(self, *args: Any, v: Any = None, **kwargs: Any) -> Any:
         """`_forward` on this module's variables, or on `v` for this call only."""
-        if v is None:
+        if v is None or v is self.__dict__.get(_V):
             return self._forward(*args, **kwargs)
         saved = self.v
         self.v = v

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import spellings_torch_creation as _creation
 from . import spellings_torch_kernels as _first
 from . import spellings_torch_more as _more
 from .rescue import Rescued
@@ -67,9 +68,10 @@ def _reduction(name: str, call: str, none: str = "", extra: str = "",
 
 
 _ACCUMULATE = ("torch.{n}(x, axis, keepdims) if {axis} and dtype is None "
-               "and _inexact[x.dtype] else _{n}(x, axis, _dt(dtype), keepdims)")
-"""`sum`/`prod` of floats along one axis (`sum`: or all) keep the dtype, as torch does;
-integers widen."""
+               "and _accumulates_alike[x.dtype] else _{n}(x, axis, _dt(dtype), keepdims)")
+"""`sum`/`prod` along one axis (`sum`: or all) where torch's result dtype is the
+standard's (floats keep theirs, signed integers widen to int64); unsigned integers
+widen to uint64 in the kernel."""
 
 TORCH_SPELLINGS: dict[str, str | Rescued] = {
     # creation: the facade's default dtypes (float64, int64, complex128), not torch's
@@ -85,9 +87,11 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     "linspace": "_linspace(start, stop, num, _dt(dtype), device, endpoint)",
     "meshgrid": "list(torch.meshgrid(*arrays, indexing=indexing))",
     "ones": "torch.ones(shape, dtype=_dt(dtype) or torch.float64, device=device)",
-    "ones_like": "torch.ones_like(x, dtype=_dt(dtype), device=device)",
+    "ones_like": "torch.ones_like(x) if dtype is None and device is None else "
+                 "torch.ones_like(x, dtype=_dt(dtype), device=device)",
     "zeros": "torch.zeros(shape, dtype=_dt(dtype) or torch.float64, device=device)",
-    "zeros_like": "torch.zeros_like(x, dtype=_dt(dtype), device=device)",
+    "zeros_like": "torch.zeros_like(x) if dtype is None and device is None else "
+                  "torch.zeros_like(x, dtype=_dt(dtype), device=device)",
     "astype": "x.to(device=device, dtype=_dt(dtype), copy=copy)",
     **{n: f"torch.{n}(x, k) if _computed[x.dtype] else _numpy_fallback({n!r}, x, k=k)"
        for n in ("tril", "triu")},
@@ -150,8 +154,7 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     # registry ops a one-op program would otherwise run (signature key and lookup per call)
     "cumsum": "torch.cumsum(x, axis, dtype=x.dtype) if _computed[x.dtype] else "
               "_numpy_fallback('cumsum', x, axis=axis)",
-    "one_hot": "torch.movedim((indices.unsqueeze(-1) == torch.arange(depth, device="
-               "indices.device)).to(_dt(dtype)), -1, axis)",
+    "one_hot": "_one_hot(indices, depth, _dt(dtype), axis)",
     "scatter_add": "x.index_put(indices.unbind(-1), updates, accumulate=True) if "
                    "indices.shape[-1] else x + updates.sum(0, dtype=x.dtype)",
     # linear algebra
@@ -189,11 +192,11 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
 
 TORCH_SKIP_RULES: frozenset[str] = frozenset()
 
-_KERNEL_FUNCTIONS = {**vars(_first), **vars(_more)}
+_KERNEL_FUNCTIONS = {**vars(_first), **vars(_creation), **vars(_more)}
 
 TORCH_KERNELS: dict[str, Callable[..., Any]] = {
     "_computed": _first.COMPUTED,
-    "_inexact": _first.INEXACT,
+    "_accumulates_alike": _first.ACCUMULATES_ALIKE,
     **{"_" + name.rstrip("_"): _KERNEL_FUNCTIONS[name] for name in (
         "binary", "numpy_fallback", "lacking_fallback", "lacking", "asarray", "full", "arange",
         "eye", "linspace", "from_dlpack", "floor_divide", "remainder", "expm1_complex",
@@ -201,7 +204,7 @@ TORCH_KERNELS: dict[str, Callable[..., Any]] = {
         "truth", "count_nonzero", "sum_", "prod", "cumulative", "trace", "nonzero", "searchsorted",
         "unique_values", "unique_all", "unique_counts", "unique_inverse", "squeeze", "diff",
         "reshape", "flip", "take", "take_along_axis", "repeat", "concat", "stack", "solve",
-        "vecdot", "cross", "tensordot", "vector_norm")},
+        "vecdot", "cross", "tensordot", "vector_norm", "one_hot")},
 }
 """What the spellings call, by the names they call it (`sum_` as `_sum`)."""
 

@@ -18,7 +18,6 @@ Where torch and the standard part ways:
 
 from __future__ import annotations
 
-import builtins
 import functools
 import importlib
 from collections import namedtuple
@@ -64,16 +63,19 @@ class _Computed(dict):
 COMPUTED = _Computed()
 
 
-class _Inexact(dict):
-    """Dtype -> whether it is a float or complex dtype (whose sums keep the dtype),
-    filled on first sight of each dtype: one C lookup after that."""
+class _AccumulatesAlike(dict):
+    """Dtype -> whether torch's own `sum`/`prod` give the standard's result dtype: floats
+    and complex keep theirs, bool and signed integers widen to int64 (the default
+    integer); unsigned ones do not (the standard widens them to uint64). Filled on first
+    sight of each dtype: one C lookup after that."""
 
     def __missing__(self, dtype: Any) -> bool:
-        value = self[dtype] = bool(dtype.is_floating_point or dtype.is_complex)
+        value = self[dtype] = bool(dtype.is_floating_point or dtype.is_complex
+                                   or dtype.is_signed or dtype is torch.bool)
         return value
 
 
-INEXACT = _Inexact()
+ACCUMULATES_ALIKE = _AccumulatesAlike()
 
 
 def lacks(dtype: Any) -> bool:
@@ -169,11 +171,40 @@ _TAKES_SCALAR = frozenset({
 tensor's dtype, keeps that dtype (as the standard asks) without making a tensor of it."""
 
 
+_CLAMPS = {"maximum": "min", "minimum": "max"}
+"""The bound a Python scalar gives `torch.clamp` in place of the tensor `torch.maximum` /
+`torch.minimum` would need (the same values, NaN included, without a 0-d tensor)."""
+
+
+class _Keeps(dict):
+    """(Python scalar type, dtype) -> whether a scalar of that type keeps a tensor's
+    dtype (`_fits`) and torch computes in it: one lookup per call after the first."""
+
+    def __missing__(self, key: tuple[type, Any]) -> bool:
+        kind, dtype = key
+        value = self[key] = _fits(kind(), dtype) and not lacks(dtype)
+        return value
+
+
+_KEEPS = _Keeps()
+
+
+def _scalar_fits(t: Any, value: Any) -> bool:
+    """Whether `t` is a tensor whose dtype Python scalar `value` keeps, with kernels."""
+    return (type(value) in _SCALARS and isinstance(t, torch.Tensor)
+            and _KEEPS[type(value), t.dtype])
+
+
 def binary(name: str, fn: Any, x1: Any, x2: Any) -> Tensor:
     """`fn` on promoted operands (the spellings' path for all but same-dtype tensors)."""
-    if (type(x2) in _SCALARS and name in _TAKES_SCALAR and isinstance(x1, torch.Tensor)
-            and _fits(x2, x1.dtype) and not lacks(x1.dtype)):
+    if name in _TAKES_SCALAR and _scalar_fits(x1, x2):
         return fn(x1, x2)
+    bound = _CLAMPS.get(name)
+    if bound is not None:
+        if _scalar_fits(x1, x2) and x1.dtype is not torch.bool:
+            return torch.clamp(x1, **{bound: x2})
+        if _scalar_fits(x2, x1) and x2.dtype is not torch.bool:
+            return torch.clamp(x2, **{bound: x1})
     a, b = pair(x1, x2)
     if lacks(a.dtype):
         return numpy_fallback(name, a, b)
@@ -241,128 +272,6 @@ def _from_numpy(v: Any, device: Any) -> Any:
     return v
 
 
-# ---- creation ------------------------------------------------------------------------
-
-def _python_kind(obj: Any, depth: int = 0) -> int:
-    """0 bool, 1 int, 2 float, 3 complex: the widest kind of Python scalar in a
-    (nested) sequence; -1 when it holds anything else (torch infers those)."""
-    if isinstance(obj, bool):
-        return 0
-    if isinstance(obj, int):
-        return 1
-    if isinstance(obj, float):
-        return 2
-    if isinstance(obj, complex):
-        return 3
-    if isinstance(obj, (list, tuple)) and depth < 64:
-        kinds = [_python_kind(i, depth + 1) for i in obj]
-        return -1 if -1 in kinds else builtins.max(kinds, default=2)
-    return -1
-
-
-_KIND_DTYPE = ("bool", "int64", "float64", "complex128")
-
-
-def asarray(obj: Any, dtype: Any, device: Any, copy: Any) -> Tensor:
-    """Python scalars and sequences take the facade's default dtypes (torch's own
-    default float is float32); arrays and buffers keep theirs."""
-    if dtype is None and not isinstance(obj, torch.Tensor):
-        kind = _python_kind(obj)
-        if kind >= 0:
-            dtype = getattr(torch, _KIND_DTYPE[kind])
-            if kind == 1:
-                _check_int64(obj)
-    try:
-        return torch.asarray(obj, dtype=dtype, device=device, copy=copy)
-    except TypeError:
-        if not isinstance(obj, (list, tuple)):
-            raise
-    # torch reads no uint64 0-d tensors inside sequences: their Python values then
-    return torch.asarray(_items(obj), dtype=dtype, device=device, copy=copy)
-
-
-def _items(obj: Any) -> Any:
-    if isinstance(obj, (list, tuple)):
-        return [_items(i) for i in obj]
-    return obj.item() if isinstance(obj, torch.Tensor) else obj
-
-
-def _check_int64(obj: Any) -> None:
-    if isinstance(obj, (list, tuple)):
-        for i in obj:
-            _check_int64(i)
-    elif not -2**63 <= obj < 2**63:
-        raise OverflowError(f"{obj} does not fit the default integer dtype (int64)")
-
-
-def full(shape: Any, fill_value: Any, dtype: Any, device: Any) -> Tensor:
-    shape = (shape,) if isinstance(shape, int) else shape
-    if dtype is None:
-        dtype = scalar_dtype(fill_value)
-    return torch.full(shape, fill_value, dtype=dtype, device=device)
-
-
-def arange(start: Any, stop: Any, step: Any, dtype: Any, device: Any) -> Tensor:
-    """An empty result where the range is (torch refuses a step pointing away)."""
-    if stop is None:
-        start, stop = 0, start
-    if dtype is None:
-        ints = all(isinstance(v, int) for v in (start, stop, step))
-        dtype = torch.int64 if ints else torch.float64
-    if (stop - start) * step <= 0:
-        return torch.empty(0, dtype=dtype, device=device)
-    if lacks(dtype):
-        return torch.arange(start, stop, step, dtype=torch.int64, device=device).to(dtype)
-    return torch.arange(start, stop, step, dtype=dtype, device=device)
-
-
-def eye(n_rows: int, n_cols: Any, k: int, dtype: Any, device: Any) -> Tensor:
-    n_cols = n_rows if n_cols is None else n_cols
-    dtype = dtype or torch.float64
-    if k >= n_cols or -k >= n_rows:  # no diagonal in range (k may pass int64's)
-        return torch.zeros(n_rows, n_cols, dtype=dtype, device=device)
-    if k == 0 and not lacks(dtype):
-        return torch.eye(n_rows, n_cols, dtype=dtype, device=device)
-    rows = torch.arange(n_rows, device=device)[:, None]
-    return (torch.arange(n_cols, device=device) - rows == k).to(dtype)
-
-
-def linspace(start: Any, stop: Any, num: int, dtype: Any, device: Any,
-             endpoint: bool) -> Tensor:
-    """Computed in double precision, then cast; `endpoint=False` drops the last of
-    num + 1 points (torch always includes `stop`)."""
-    if isinstance(start, torch.Tensor) or isinstance(stop, torch.Tensor):
-        return _linspace_arrays(start, stop, num, dtype, device, endpoint)
-    cplx = isinstance(start, complex) or isinstance(stop, complex) or (
-        dtype is not None and dtype.is_complex)
-    work = torch.complex128 if cplx else torch.float64
-    out = torch.linspace(start, stop, num if endpoint else num + 1, dtype=work,
-                         device=device)
-    return (out if endpoint else out[:-1]).to(dtype or work)
-
-
-def _linspace_arrays(start: Any, stop: Any, num: int, dtype: Any, device: Any,
-                     endpoint: bool) -> Tensor:
-    """Array ends (the Ivy papers' use, as NumPy's `axis=-1`): the points of each pair
-    of elements along a new last axis."""
-    lo, hi = pair(start, stop)
-    work = lo.dtype if lo.is_floating_point() or lo.is_complex() else torch.float64
-    lo, hi = lo.to(work), hi.to(work)
-    steps = torch.arange(num, dtype=work, device=device or lo.device)
-    div = num - 1 if endpoint else num
-    out = lo[..., None] + (hi - lo)[..., None] * (steps / div if div > 0 else steps * 0)
-    if endpoint and num > 1:
-        out[..., -1] = hi
-    return out.to(dtype or work)
-
-
-def from_dlpack(x: Any, device: Any, copy: Any) -> Tensor:
-    out = torch.from_dlpack(x)
-    if device is not None:
-        out = out.to(device)
-    return out.clone() if copy else out
-
-
 # ---- elementwise ---------------------------------------------------------------------
 
 def floor_divide(a: Tensor, b: Tensor) -> Tensor:
@@ -425,12 +334,19 @@ def round_(x: Any) -> Any:
     return NotImplemented
 
 
+_BOUNDS = frozenset({int, float, type(None)})
+"""Bounds `torch.clamp` takes as they are (tensors are cast to `x`'s dtype first)."""
+
+
 def clip(x: Tensor, lo: Any, hi: Any) -> Tensor:
     """The result keeps `x`'s dtype (torch would promote to a float bound's)."""
     if lo is None and hi is None:
         return x.clone()
     if lacks(x.dtype):
         return numpy_fallback("clip", x, lo, hi)
+    if type(lo) in _BOUNDS and type(hi) in _BOUNDS:
+        out = torch.clamp(x, lo, hi)
+        return out if out.dtype is x.dtype else out.to(x.dtype)
     lo, hi = (b.to(x.dtype) if isinstance(b, torch.Tensor) else b for b in (lo, hi))
     if isinstance(lo, torch.Tensor) != isinstance(hi, torch.Tensor) and None not in (lo, hi):
         lo, hi = (b if isinstance(b, torch.Tensor) else
@@ -440,6 +356,10 @@ def clip(x: Tensor, lo: Any, hi: Any) -> Tensor:
 
 
 def where(condition: Any, x1: Any, x2: Any) -> Tensor:
+    """A Python scalar that keeps the tensor's dtype goes to torch as it is: a 0-d
+    tensor of it would cost a conversion and a slower broadcast."""
+    if _scalar_fits(x1, x2) or _scalar_fits(x2, x1):
+        return torch.where(condition, x1, x2)
     a, b = pair(x1, x2)
     if lacks(a.dtype):
         return numpy_fallback("where", condition, a, b)

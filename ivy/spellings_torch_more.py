@@ -203,15 +203,22 @@ def repeat(x: Tensor, repeats: Any, axis: Any) -> Tensor:
     return torch.repeat_interleave(x, repeats, dim=axis)
 
 
-def concat(arrays: Any, axis: Any) -> Tensor:
-    arrays = list(arrays)
-    if any(lacks(a.dtype) for a in arrays):
-        return numpy_fallback("concat", arrays, axis=axis)
+def _promoted(arrays: list[Tensor]) -> list[Tensor]:
+    """`arrays` in the standard's promoted dtype of them all, folded in their order."""
     dtype = arrays[0].dtype
     for a in arrays[1:]:
         if a.dtype is not dtype:
             dtype = promote(dtype, a.dtype)
-    arrays = [a if a.dtype is dtype else a.to(dtype) for a in arrays]
+    return [a if a.dtype is dtype else a.to(dtype) for a in arrays]
+
+
+def concat(arrays: Any, axis: Any) -> Tensor:
+    arrays = list(arrays)
+    dtypes = {a.dtype for a in arrays}  # one, mostly: then nothing to promote
+    if any(map(lacks, dtypes)):
+        return numpy_fallback("concat", arrays, axis=axis)
+    if len(dtypes) > 1:
+        arrays = _promoted(arrays)
     if axis is None:
         return torch.cat([a.reshape(-1) for a in arrays])
     return torch.cat(arrays, dim=axis)
@@ -219,11 +226,9 @@ def concat(arrays: Any, axis: Any) -> Tensor:
 
 def stack(arrays: Any, axis: int) -> Tensor:
     arrays = list(arrays)
-    dtype = arrays[0].dtype
-    for a in arrays[1:]:
-        if a.dtype is not dtype:
-            dtype = promote(dtype, a.dtype)
-    return torch.stack([a if a.dtype is dtype else a.to(dtype) for a in arrays], dim=axis)
+    if len({a.dtype for a in arrays}) > 1:
+        arrays = _promoted(arrays)
+    return torch.stack(arrays, dim=axis)
 
 
 # ---- linear algebra -------------------------------------------------------------------

@@ -36,17 +36,23 @@ class TorchAutodiff(NoAutodiff):
 
     def value_and_grad(self, func: AuxFn, leaves: list[Any]) -> tuple[Any, Any, list[Any]]:
         # `autograd.grad` never accumulates into `.grad`, so a leaf that already requires
-        # grad (a variable) is differentiated as it is; any other float array becomes a
-        # fresh leaf sharing its storage, so the caller's graph is left alone
-        wanted = [_differentiable(x) for x in leaves]
-        ws = [(x if x.requires_grad and x.is_leaf else x.detach().requires_grad_(True))
-              if want else x for x, want in zip(leaves, wanted)]
+        # grad (a variable, always of a float or complex dtype) is differentiated as it
+        # is; any other float array becomes a fresh leaf sharing its storage, so the
+        # caller's graph is left alone
+        every = all(isinstance(x, torch.Tensor) and x.requires_grad and x.is_leaf
+                    for x in leaves)
+        if every:  # the training loop's case, tested in one pass
+            ws, wanted = leaves, [True] * len(leaves)
+        else:
+            wanted = [_differentiable(x) for x in leaves]
+            ws = [(x if x.requires_grad and x.is_leaf else x.detach().requires_grad_(True))
+                  if want else x for x, want in zip(leaves, wanted)]
+            every = all(wanted)
         if torch.is_grad_enabled():  # entering `enable_grad` costs more than asking
             loss, aux = func(ws)
         else:
             with torch.enable_grad():
                 loss, aux = func(ws)
-        every = all(wanted)
         sources = ws if every else [w for w, want in zip(ws, wanted) if want]
         found = torch.autograd.grad(loss, sources, allow_unused=True) if sources else ()
         grads: list[Any] = list(found)

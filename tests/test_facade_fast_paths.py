@@ -96,6 +96,48 @@ def test_binary_on_both_sides_of_the_fast_path(backend, name):
     _close(getattr(ns, name)(MAKE[backend](scalar), 2.0), ref(scalar, 2.0))
 
 
+SCALARS = {"float32": [2.0, -0.0, float("nan"), 3], "float64": [0.5, float("-inf"), 2],
+           "int32": [3, -1], "uint8": [2], "bool": [True, False]}
+"""Python scalars of a kind each dtype keeps (ints into floats; NaN and signed zero)."""
+
+
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
+@pytest.mark.parametrize("name", BINARY + ["where", "clip"])
+def test_python_scalars_on_either_side_keep_the_array_dtype(backend, name):
+    """torch takes a fitting scalar as it is (`where`, the comparisons, `clamp` for
+    `maximum`/`minimum`); every other pairing goes through a 0-d tensor."""
+    ns, ref = getattr(ivy, backend), getattr(ivy.numpy, name)
+    for dtype, a in ARRAYS.items():
+        if not _valid(name if name != "clip" else "maximum", dtype):
+            continue
+        x, cond = MAKE[backend](a), a > a.mean()
+        for v in SCALARS[dtype]:
+            if name == "where":
+                _close(ns.where(MAKE[backend](cond), x, v), ref(cond, a, v))
+                _close(ns.where(MAKE[backend](cond), v, x), ref(cond, v, a))
+            elif name == "clip":
+                _close(ns.clip(x, v, None), ref(a, v, None))
+                _close(ns.clip(x, None, v), ref(a, None, v))
+            else:
+                _close(getattr(ns, name)(x, v), ref(a, v))
+                _close(getattr(ns, name)(v, x), ref(v, a))
+
+
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
+def test_joining_and_one_hot_on_both_sides_of_the_fast_path(backend):
+    ns, make = getattr(ivy, backend), MAKE[backend]
+    f32, f64, i32 = ARRAYS["float32"], ARRAYS["float64"], ARRAYS["int32"]
+    for arrays in ([f32, f32], [f32, f64, f32], [i32, ARRAYS["uint8"]], [ARRAYS["bool"]] * 2):
+        for axis in (0, -1, None):
+            _close(ns.concat([make(a) for a in arrays], axis=axis),
+                   ivy.numpy.concat(arrays, axis=axis))
+        _close(ns.stack([make(a) for a in arrays], axis=1), ivy.numpy.stack(arrays, axis=1))
+    idx = np.array([[0, 3], [5, 1]])  # 5 is out of range: a row of zeros
+    for axis in (-1, 0, 1):
+        _close(ns.one_hot(make(idx), 4, axis=axis, dtype=ns.float32),
+               ivy.numpy.one_hot(idx, 4, axis=axis, dtype=ivy.numpy.float32))
+
+
 def test_inference_remembers_the_pick_per_argument_types():
     a = np.arange(6.0, dtype=np.float32)
     t = torch.arange(6.0)

@@ -220,7 +220,8 @@ def test_binary_functions_take_tensor_subclasses_in_one_call():
 
 
 def test_importing_the_spellings_loads_no_torch():
-    code = ("import sys, ivy.spellings_torch, ivy.spellings_torch_kernels; "
+    code = ("import sys, ivy.spellings_torch, ivy.spellings_torch_kernels, "
+            "ivy.spellings_torch_creation; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

@@ -159,6 +159,28 @@ def test_execute_with_gradients_single_array_and_loss_shape(backend):
         ivy.execute_with_gradients(lambda x: x * x, x)
 
 
+def test_torch_variables_are_differentiated_in_the_callers_container():
+    """Variables need no fresh leaves: the loss sees the caller's own container (so a
+    module called with `v=model.v` swaps nothing); plain tensors get fresh leaves in a
+    new container, and the caller's tensors stay out of the graph."""
+    import torch
+    x = torch.tensor([[1.0, 2.0]])
+    with ivy.with_backend("torch"):
+        model, seen = Dense(2, 1), []
+
+        def loss_fn(v):
+            seen.append(v)
+            return ivy.sum(model(x, v=v))
+        _, grads = ivy.execute_with_gradients(loss_fn, model.v)
+        assert seen[-1] is model.v
+        np.testing.assert_allclose(grads.w.numpy(), [[1.0], [2.0]])
+        plain = Container(w=model.v.w.detach(), b=model.v.b.detach())
+        _, grads = ivy.execute_with_gradients(loss_fn, plain)
+        assert seen[-1] is not plain and not plain.w.requires_grad
+        np.testing.assert_allclose(grads.b.numpy(), [1.0])
+        assert model.v.w.grad is None
+
+
 def test_tensorflow_gradients_of_variables_and_tensors():
     """Trainable variables are watched as they are read, a non-trainable variable and a
     plain tensor because they are leaves: each gets its gradient."""
