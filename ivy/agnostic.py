@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .backend import dispatch, pick
+from .backend import dispatch, element_type, pick
 from .catalogue import CATALOGUE, FacadeFn
 from .native import _call_args, _py_name
 
@@ -35,24 +35,27 @@ def _source(fn: FacadeFn, cache: str) -> str:
     if not arrays or star:
         return (head + f"    return _pick(backend if f is None else f, {values})"
                 f"[{fn.name!r}]({call})\n")
-    key = "_t"
-    if len(arrays) > 1:
+    key, first, known = "_t", f"type({arrays[0]})", ""
+    if fn.sequences == (arrays[0],) and len(arrays) == 1:  # keyed by the items' type
+        first, known = f"_element_type({arrays[0]})", ", _t"
+    elif len(arrays) > 1:
         rest = [f"type({a})" for a in arrays[1:]]
         key = f"_t if {' is '.join(['_t', *rest])} else (_t, {', '.join(rest)})"
     return (head + "    if f is backend is None:\n"
-            f"        _t = type({arrays[0]})\n"
+            f"        _t = {first}\n"
             "        try:\n"
             f"            g = {cache}[{key}]\n"
             "        except KeyError:\n"
             "            pass\n"
             "        else:\n"
             f"            return g({call})\n"
+            f"        return _dispatch({cache}, {fn.name!r}, None, {values}{known})({call})\n"
             f"    return _dispatch({cache}, {fn.name!r}, backend if f is None else f, "
             f"{values})({call})\n")
 
 
 def _build() -> dict[str, Callable[..., Any]]:
-    env: dict[str, Any] = {"_pick": pick, "_dispatch": dispatch}
+    env: dict[str, Any] = {"_pick": pick, "_dispatch": dispatch, "_element_type": element_type}
     caches = {fn.name: f"_types_{i}" for i, fn in enumerate(CATALOGUE.values())}
     env.update({c: {} for c in caches.values()})
     source = "\n".join(_source(fn, caches[fn.name]) for fn in CATALOGUE.values())

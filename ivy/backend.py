@@ -153,12 +153,28 @@ def pick(f: Any, values: tuple[Any, ...]) -> dict[str, Callable[..., Any]]:
 
 
 def dispatch(cache: dict[Any, Callable[..., Any]], name: str, f: Any,
-             values: tuple[Any, ...]) -> Callable[..., Any]:
+             values: tuple[Any, ...], key: Any = None) -> Callable[..., Any]:
     """`pick(f, values)[name]`, remembered in `cache` under the arguments' types when
     those alone decide it (no `f`, no list whose items would), so that the next call
-    on the same types costs one dict lookup: the inference fast path."""
+    on the same types costs one dict lookup: the inference fast path. A list of
+    arrays comes with `key`, its items' one type (`element_type`), or None."""
     chosen = pick(f, values)[name]
-    if f is None and not any(isinstance(v, (list, tuple)) for v in values):
+    if key is not None:
+        cache[key] = chosen
+    elif f is None and not any(isinstance(v, (list, tuple)) for v in values):
         types_ = tuple(map(type, values))
         cache[types_[0] if len(set(types_)) == 1 else types_] = chosen
     return chosen
+
+
+def element_type(values: Any) -> type | None:
+    """The one type of a list's (or tuple's) items, which then decides the backend as
+    an array's own type does; None where items differ or nest (inference then looks
+    at each). Not a list: its own type."""
+    if type(values) is not list and type(values) is not tuple:
+        return type(values)
+    kinds = set(map(type, values))
+    if len(kinds) != 1:
+        return None
+    (kind,) = kinds
+    return None if kind is list or kind is tuple else kind

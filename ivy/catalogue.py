@@ -95,6 +95,16 @@ class FacadeFn:
                 if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)]
         return tuple(lead)
 
+    @property
+    def sequences(self) -> tuple[str, ...]:
+        """Array parameters that take one list of arrays (`concat`'s `arrays`): those
+        bound to a variadic operand without being `*args`."""
+        if self.spec is None:
+            return ()
+        params = self.signature.parameters
+        return tuple(name for name, op in zip(self.operands, self.spec.operands)
+                     if op.variadic and params[name].kind is not params[name].VAR_POSITIONAL)
+
 
 def parse_signature(text: str) -> inspect.Signature:
     """An `inspect.Signature` from the standard's parameter text."""

@@ -35,13 +35,13 @@ def _logical(fn: Any) -> Any:
 
 
 def _truth(x: Any) -> Any:
-    return x if x.dtype == tf.bool else tf.math.not_equal(x, tf.zeros((), x.dtype))
+    return x if x.dtype is tf.bool else tf.math.not_equal(x, tf.zeros((), x.dtype))
 
 
 def _bitwise(fn: Any, logical: Any) -> Any:
     def op(x1: Any, x2: Any) -> Any:
         a, b = _pair(x1, x2)
-        return logical(a, b) if a.dtype == tf.bool else fn(a, b)
+        return logical(a, b) if a.dtype is tf.bool else fn(a, b)
     op.__doc__ = "tf.bitwise takes integers only: bool operands use the logical op."
     return op
 
@@ -50,7 +50,7 @@ def _pow(x1: Any, x2: Any) -> Any:
     """TF has no unsigned pow kernel (computed wider), and refuses negative integer
     exponents, which the standard leaves undefined."""
     a, b = _pair(x1, x2)
-    if a.dtype == tf.bool:
+    if a.dtype is tf.bool:
         a, b = tf.cast(a, tf.int64), tf.cast(b, tf.int64)
     return _wide(tf.math.pow, a.dtype, a, b)
 
@@ -136,12 +136,12 @@ def _nextafter(x1: Any, x2: Any) -> Any:
 
 def _maximum(x1: Any, x2: Any) -> Any:
     a, b = _pair(x1, x2)
-    return tf.math.logical_or(a, b) if a.dtype == tf.bool else tf.math.maximum(a, b)
+    return tf.math.logical_or(a, b) if a.dtype is tf.bool else tf.math.maximum(a, b)
 
 
 def _minimum(x1: Any, x2: Any) -> Any:
     a, b = _pair(x1, x2)
-    return tf.math.logical_and(a, b) if a.dtype == tf.bool else tf.math.minimum(a, b)
+    return tf.math.logical_and(a, b) if a.dtype is tf.bool else tf.math.minimum(a, b)
 
 
 # ----------------------------------------------------------------- element-wise: one
@@ -301,7 +301,7 @@ def _imag(x: Any) -> Any:
 
 def _bitwise_invert(x: Any) -> Any:
     x = _arr(x)
-    return tf.math.logical_not(x) if x.dtype == tf.bool else tf.bitwise.invert(x)
+    return tf.math.logical_not(x) if x.dtype is tf.bool else tf.bitwise.invert(x)
 
 
 def _logical_not(x: Any) -> Any:

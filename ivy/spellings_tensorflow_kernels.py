@@ -8,7 +8,9 @@ dtype that gives the same bits (`_wide`, `_bitcast`). Creation functions default
 dtypes the namespace reports (float64, int64, complex128), not TF's float32/int32.
 
 TensorFlow is imported on first use (`_Lazy`): importing `ivy` loads no framework.
-Shapes are static in eager mode, so index and shape math is plain Python here.
+Shapes are static in eager mode, so index and shape math is plain Python here. TF interns
+its `DType`s (a tensor's, a variable's and `tf.as_dtype`'s are the one object per
+dtype), so the spellings compare dtypes with `is`: `==` is a Python `__eq__` at ~0.7 us.
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def _convertible(obj: Any) -> bool:
 
 
 def _cast(x: Any, dtype: Any) -> Any:
-    return x if x.dtype == dtype else tf.cast(x, dtype)
+    return x if x.dtype is dtype else tf.cast(x, dtype)
 
 
 _PROMOTED: dict[tuple[Any, Any], Any] = {}
@@ -197,7 +199,7 @@ def _pair(x1: Any, x2: Any) -> tuple[Any, Any]:
     """Operands of a binary function as tensors of the standard's promoted dtype."""
     t1, t2 = isinstance(x1, tf.Tensor), isinstance(x2, tf.Tensor)
     if t1 and t2:
-        if x1.dtype == x2.dtype:
+        if x1.dtype is x2.dtype:
             return x1, x2
         d = _common(x1.dtype, x2.dtype)
         return _cast(x1, d), _cast(x2, d)
@@ -220,7 +222,7 @@ def _all_common(arrays: Any) -> list[Any]:
         return xs
     d = xs[0].dtype
     for x in xs[1:]:
-        if x.dtype != d:
+        if x.dtype is not d:
             d = _common(d, x.dtype)
     return [_cast(x, d) for x in xs]
 

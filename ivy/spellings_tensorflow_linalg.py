@@ -36,7 +36,7 @@ def _matmul(x1: Any, x2: Any) -> Any:
     a, b = _pair(x1, x2)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: operands must have at least one dimension")
-    if a.dtype == tf.bool:
+    if a.dtype is tf.bool:
         return tf.cast(_matmul(tf.cast(a, tf.int32), tf.cast(b, tf.int32)), tf.bool)
     if a.shape[-1] != b.shape[0 if b.ndim == 1 else -2]:
         raise ValueError(f"matmul: shapes {a.shape} and {b.shape} do not align")

@@ -55,7 +55,7 @@ def _prod(x: Any, axis: Any, dtype: Any, keepdims: bool) -> Any:
 def _reduce(fn: Any) -> Any:
     def op(x: Any, axis: Any, keepdims: bool) -> Any:
         x = _arr(x)
-        if x.dtype == tf.bool:
+        if x.dtype is tf.bool:
             return tf.cast(fn(tf.cast(x, tf.int8), axis=_reduction_axis(axis),
                               keepdims=keepdims), tf.bool)
         return fn(x, axis=_reduction_axis(axis), keepdims=keepdims)
@@ -137,7 +137,7 @@ def _diff(x: Any, axis: int, n: int, prepend: Any, append: Any) -> Any:
     lead = (slice(None),) * axis
     for _ in range(n):
         hi, lo = x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)]
-        x = tf.math.not_equal(hi, lo) if x.dtype == tf.bool else hi - lo
+        x = tf.math.not_equal(hi, lo) if x.dtype is tf.bool else hi - lo
     return x
 
 
@@ -169,7 +169,7 @@ def _searchsorted(x1: Any, x2: Any, side: str, sorter: Any) -> Any:
     a, v = _pair(x1, x2)
     if sorter is not None:
         a = tf.gather(a, sorter)
-    if a.dtype == tf.bool:
+    if a.dtype is tf.bool:
         a, v = tf.cast(a, tf.int8), tf.cast(v, tf.int8)
     flat = tf.reshape(v, [1, -1])
     out = tf.searchsorted(a[None, :], flat, side=side, out_type=tf.int64)
@@ -178,7 +178,7 @@ def _searchsorted(x1: Any, x2: Any, side: str, sorter: Any) -> Any:
 
 def _sortable(x: Any) -> Any:
     """TF sorts no bool: as uint8 (its order is the same)."""
-    return tf.cast(x, tf.uint8) if x.dtype == tf.bool else x
+    return tf.cast(x, tf.uint8) if x.dtype is tf.bool else x
 
 
 def _argsort(x: Any, axis: int, descending: bool, stable: bool) -> Any:

@@ -151,10 +151,16 @@ def test_inference_remembers_the_pick_per_argument_types():
         ivy.add(a, t)  # never cached: the error comes again
     with pytest.raises(TypeError, match="two frameworks"):
         ivy.add(a, t)
-    # a list's items decide, so lists are never remembered by type
-    assert isinstance(ivy.concat([a, a]), np.ndarray)
-    assert isinstance(ivy.concat([t, t]), torch.Tensor)
-    assert isinstance(ivy.stack((t, t)), torch.Tensor)
+    # a list's items decide: remembered by their one type, never for mixed items
+    for _ in range(2):
+        assert isinstance(ivy.concat([a, a]), np.ndarray)
+        assert isinstance(ivy.concat([t, t]), torch.Tensor)
+        assert isinstance(ivy.stack((t, t)), torch.Tensor)
+        assert isinstance(ivy.concat([t.numpy(), a]), np.ndarray)
+        with pytest.raises(TypeError, match="two frameworks"):
+            ivy.concat([t, a])
+        with pytest.raises(TypeError, match="two frameworks"):
+            ivy.stack([a, t])
     # f= and backend= are obeyed whatever was remembered
     assert isinstance(ivy.zeros_like(t), torch.Tensor)
     assert isinstance(ivy.zeros_like(t, f="numpy"), np.ndarray)  # NumPy reads a tensor
