@@ -12,7 +12,19 @@ from .autodiff import AuxFn, NoAutodiff, map_arrays
 
 
 def _differentiable(x: Any) -> bool:
-    return isinstance(x, (tf.Tensor, tf.Variable)) and (x.dtype.is_floating or x.dtype.is_complex)
+    if not isinstance(x, (tf.Tensor, tf.Variable)):
+        return False
+    dtype = x.dtype
+    try:
+        return _INEXACT[id(dtype)]
+    except KeyError:
+        value = _INEXACT[id(dtype)] = bool(dtype.is_floating or dtype.is_complex)
+        return value
+
+
+_INEXACT: dict[int, bool] = {}
+"""id of a TF dtype (TF interns them: one object per dtype) -> whether it is float or
+complex; `DType.is_floating` is a Python property, read per leaf and step otherwise."""
 
 
 def _may_record() -> bool:
@@ -36,15 +48,18 @@ class TensorFlowAutodiff(NoAutodiff):
         return nullcontext(), _may_record()
 
     def value_and_grad(self, func: AuxFn, leaves: list[Any]) -> tuple[Any, Any, list[Any]]:
-        wanted = [x for x in leaves if _differentiable(x)]
+        flags = [_differentiable(x) for x in leaves]
+        wanted = [x for x, want in zip(leaves, flags) if want]
         # the tape watches trainable variables as they are read (watching them by hand
         # costs ~3% of a small MLP's step); other tensors it is told about
+        unwatched = [x for x in wanted if not (isinstance(x, tf.Variable) and x.trainable)]
         with tf.GradientTape() as tape:
-            tape.watch([x for x in wanted if not (isinstance(x, tf.Variable) and x.trainable)])
+            if unwatched:
+                tape.watch(unwatched)
             loss, aux = func(list(leaves))
         found = iter(tape.gradient(loss, wanted,
                                    unconnected_gradients=tf.UnconnectedGradients.ZERO))
-        grads = [next(found) if _differentiable(x) else None for x in leaves]
+        grads = [next(found) if want else None for want in flags]
         # a variable's gradient of a gather is an IndexedSlices: the dense one is wanted
         grads = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
                  for g in grads]
