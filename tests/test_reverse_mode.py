@@ -14,12 +14,24 @@ import ivy_ir
 from ivy_ir.core.reverse import DerivativeError, gradients
 from ivy_ir.core.tracer import OPS as F
 from ivy_ir.core.vjp import EXPANSIONS, VJPS
+from ivy_ir.core.vjp_more import MORE
 
 torch = pytest.importorskip("torch")
 
 
 def _pos(x):
     return F.add(F.abs(x), 0.5)
+
+
+def _inputs(shapes: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(sum(map(math.prod, shapes)))
+    return tuple(rng.uniform(-1.5, 1.5, s) for s in shapes)
+
+
+def _zeros_at(shape: tuple[int, ...], where: list[list[int]]) -> np.ndarray:
+    """What to subtract from the test input of `shape` to make it exactly zero where
+    `where` is 1, keeping its derivative there (a mask would multiply that away)."""
+    return _inputs((shape,))[0] * np.array(where)
 
 
 CASES = {
@@ -91,15 +103,52 @@ CASES = {
     "avg_pool_not_counting_pads": (lambda x: F.square(F.avg_pool(
         x, kernel=[3, 2], strides=[2, 1], padding=[1, 0, 1, 1], count_include_pad=False,
         layout="channels_last")), (2, 9, 8, 3)),
+    "inverse_hyperbolic_lgamma": (lambda x: F.add(F.add(F.asinh(x), F.acosh(F.add(
+        F.abs(x), 1.5))), F.add(F.atanh(F.multiply(F.tanh(x), 0.7)), F.lgamma(_pos(x)))),
+                                  (2, 3)),
+    "atan2_remainder": (lambda x, y: F.add(F.atan2(x, y), F.remainder(x, F.add(_pos(y), 0.3))),
+                        (2, 3), (3,)),
+    "products_with_zeros": (lambda x: F.add(  # one zero in a row, two in another
+        F.sum(F.prod(F.subtract(x, _zeros_at((3, 4), [[0, 1, 0, 0], [0] * 4, [1, 0, 1, 0]])),
+                     axis=[1])), F.prod(F.sin(x), axis=None)), (3, 4)),
+    "products_of_axes": (lambda x: F.square(F.prod(x, axis=[0, 2], keepdims=True)), (2, 3, 2)),
+    "statistics": (lambda x: F.add(F.sum(F.var(x, axis=[1], correction=1.0)), F.std(
+        F.sin(x), axis=None)), (3, 4)),
+    "norms": (lambda x: F.add(F.add(F.sum(F.vector_norm(x, ord=2.0, axis=[1])),
+                                    F.vector_norm(x, ord=3.0, axis=None)),
+                              F.add(F.sum(F.vector_norm(F.sin(x), ord=float("inf"), axis=[0])),
+                                    F.vector_norm(x, ord=1.0, axis=None))), (3, 4)),
+    "layouts": (lambda x: F.add(F.square(F.roll(F.flip(x, axis=[1]), shift=[1, -2],
+                                                axis=[0, 1])),
+                                F.sum(F.sin(F.tile(x, reps=[2, 1, 3])), axis=[0, 2],
+                                      keepdims=True)[0]), (3, 4)),
+    "triangles_split": (lambda x: F.add(F.tril(F.square(x), k=-1), F.triu(
+        F.concat(list(reversed(F.split(F.sin(x), sizes=[1, 3], axis=1))), axis=1), k=1)),
+                        (4, 4)),
+    "take_along_axis": (lambda x: F.square(F.take_along_axis(  # repeated and negative
+        x, np.array([[0, -1, 0], [2, 2, 1]]), axis=1)), (2, 4)),
+    "scatter_add": (lambda x, u: F.square(F.scatter_add(
+        x, np.array([[1], [0], [1]]), u)), (2, 3), (3, 3)),
+    "outer_vecdot": (lambda x, y, z: F.add(F.sum(F.outer(x, y)), F.sum(F.vecdot(
+        F.outer(x, y), z, axis=-1))), (3,), (4,), (2, 1, 4)),
+    "inverse_determinant": (lambda a: F.add(F.sum(F.inv(F.add(a, np.eye(3) * 3))),
+                                            F.sum(F.det(F.add(a, np.eye(3) * 3)))), (2, 3, 3)),
+    "solve": (lambda a, b, v: F.add(F.sum(F.solve(F.add(a, np.eye(3) * 3), b)), F.sum(
+        F.solve(F.add(a, np.eye(3) * 3), v))), (2, 3, 3), (3, 2), (3,)),
+    "running_products_with_zeros": (lambda x: F.sin(F.cumprod(F.subtract(
+        x, _zeros_at((3, 5), [[0, 1, 0, 1, 0], [0] * 5, [1, 0, 0, 0, 0]])), axis=1)), (3, 5)),
+    "running_products_of_columns": (lambda x: F.sin(F.cumprod(x, axis=0)), (4, 2)),
+    "sorting": (lambda x: F.add(F.square(F.sort(x, axis=1, descending=True)), F.sum(F.sin(
+        F.top_k(x, k=2, axis=0, largest=False)[0]))), (3, 4)),
+    "repeat_diagonal": (lambda x: F.add(F.sum(F.square(F.repeat(x, repeats=2, axis=1))),
+                                        F.add(F.sum(F.sin(F.repeat(x, repeats=3, axis=None))),
+                                              F.sum(F.square(F.diagonal(
+                                                  x, offset=1, axis1=-1, axis2=0))))),
+                        (3, 4, 2)),
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
     "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }
 """A program per family of rules: each differentiated with respect to every input."""
-
-
-def _inputs(shapes: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, ...]:
-    rng = np.random.default_rng(sum(map(math.prod, shapes)))
-    return tuple(rng.uniform(-1.5, 1.5, s) for s in shapes)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -128,7 +177,7 @@ def test_every_rule_is_exercised():
     for f, *shapes in CASES.values():
         seen |= set(re.findall(r"ivy\.(\w+)", str(ivy_ir.trace(f, _inputs(tuple(shapes)),
                                                                  source="ivy"))))
-    assert (set(VJPS) | set(EXPANSIONS)) - seen == set()
+    assert (set(VJPS) | set(MORE) | set(EXPANSIONS)) - seen == set()
 
 
 def test_a_seed_weighs_the_result_and_unused_inputs_get_zeros():
@@ -156,10 +205,10 @@ def test_integer_values_carry_no_gradient():
 
 def test_an_op_without_a_rule_is_named_with_the_users_line():
     x = np.arange(4.0)
-    with pytest.raises(DerivativeError, match=r"ivy\.cumprod has no derivative rule "
+    with pytest.raises(DerivativeError, match=r"ivy\.digamma has no derivative rule "
                                               r"\(differentiating through it at .*"
                                               r"test_reverse_mode\.py:\d+\)"):
-        ivy_ir.trace(lambda a: gradients(F.cumprod(F.sin(a), axis=0), [a])[0], (x,),
+        ivy_ir.trace(lambda a: gradients(F.digamma(F.add(F.sin(a), 2)), [a])[0], (x,),
                      source="ivy")
 
 

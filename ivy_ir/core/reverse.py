@@ -26,6 +26,7 @@ from .locations import where
 from .tracer import OPS as F
 from .tracer import Tracer
 from .vjp import EXPANSIONS, VJPS, DerivativeError
+from .vjp_more import MORE
 
 
 def gradients(y: Tracer, xs: Sequence[Tracer], seed: Tracer | None = None) -> list[Tracer]:
@@ -61,9 +62,10 @@ def gradients(y: Tracer, xs: Sequence[Tracer], seed: Tracer | None = None) -> li
 def _rule(op: IvyOp, gs: list[Tracer], outs: list[Tracer], args: list[Any]) -> list[Any]:
     name = op.SPEC.name
     attrs = op.attr_values()
-    if name in VJPS:
+    rule = VJPS.get(name) or MORE.get(name)
+    if rule is not None:
         try:
-            return VJPS[name](*gs, *outs, *args, **attrs)
+            return rule(*gs, *outs, *args, **attrs)
         except DerivativeError as exc:  # a rule that refuses some attributes
             raise DerivativeError(f"{exc} (differentiating through it{_at(op)})") from None
     if name in EXPANSIONS:

@@ -1,0 +1,270 @@
+"""More reverse-mode rules (see `vjp.py` for the conventions): products, statistics and
+norms, index and layout ops, and linear algebra. `reverse.py` reads `MORE` beside
+`vjp.VJPS`. Where a closed form would divide by an operand (a product's other factors,
+a norm at zero), the rule is written so that zeros give the limit torch and JAX give.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .tracer import OPS as F
+from .vjp import _spread, unbroadcast
+
+MORE: dict[str, Callable[..., Any]] = {}
+
+
+def _rule(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        MORE.update(dict.fromkeys(names, fn))
+        return fn
+    return register
+
+
+def _axes(x: Any, axis: Any) -> list[int]:
+    return list(range(x.ndim)) if axis is None else sorted(a % x.ndim for a in axis)
+
+
+def _count(x: Any, axis: Any) -> int:
+    return math.prod(x.shape[i] for i in _axes(x, axis))
+
+
+def _swap_last(x: Any) -> Any:
+    return F.permute_dims(x, axes=[*range(x.ndim - 2), x.ndim - 1, x.ndim - 2])
+
+
+# ---- elementwise -------------------------------------------------------------------------
+
+ONE: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "asinh": lambda g, out, x: F.multiply(g, F.rsqrt(F.add(F.square(x), 1))),
+    "acosh": lambda g, out, x: F.multiply(g, F.rsqrt(F.subtract(F.square(x), 1))),
+    "atanh": lambda g, out, x: F.divide(g, F.subtract(1, F.square(x))),
+    "lgamma": lambda g, out, x: F.multiply(g, F.digamma(x)),
+}
+
+for _name, _one in ONE.items():
+    MORE[_name] = (lambda rule: lambda g, out, x: [rule(g, out, x)])(_one)
+
+
+@_rule("atan2")
+def _atan2(g, out, x, y):
+    # atan2(x, y) is the angle of the point (y, x)
+    scaled = F.divide(g, F.add(F.square(x), F.square(y)))
+    return [unbroadcast(F.multiply(scaled, y), x.shape),
+            unbroadcast(F.negative(F.multiply(scaled, x)), y.shape)]
+
+
+@_rule("remainder")
+def _remainder(g, out, x, y):
+    # x - floor(x / y) * y, the floor held constant between its jumps
+    return [unbroadcast(g, x.shape),
+            unbroadcast(F.negative(F.multiply(g, F.floor(F.divide(x, y)))), y.shape)]
+
+
+# ---- reductions and scans ----------------------------------------------------------------
+
+def _exclusive_products(flat: Any) -> Any:
+    """Along the last axis: each element's product of all the others, from running
+    products of the elements before it and after it (no division, so zeros count)."""
+    n = flat.shape[-1]
+    lead = [0] * (flat.ndim - 1)
+    ones = F.ones_like(F.slice(flat, start=lead + [0], stop=[*flat.shape[:-1], 1],
+                               step=[1] * flat.ndim))
+
+    def before(v: Any) -> Any:
+        head = F.slice(v, start=lead + [0], stop=[*v.shape[:-1], n - 1], step=[1] * v.ndim)
+        return F.cumprod(F.concat([ones, head], axis=v.ndim - 1), axis=v.ndim - 1)
+    last = [flat.ndim - 1]
+    return F.multiply(before(flat), F.flip(before(F.flip(flat, axis=last)), axis=last))
+
+
+@_rule("prod")
+def _prod(g, out, x, axis, keepdims):
+    axes = _axes(x, axis)
+    if not axes or _count(x, axis) <= 1:
+        return [_spread(g, x, axis, keepdims)]
+    rest = [i for i in range(x.ndim) if i not in axes]
+    kept = [x.shape[i] for i in rest]
+    flat = F.reshape(F.permute_dims(x, axes=rest + axes), shape=kept + [_count(x, axis)])
+    others = F.reshape(_exclusive_products(flat), shape=kept + [x.shape[i] for i in axes])
+    order = rest + axes
+    others = F.permute_dims(others, axes=[order.index(i) for i in range(x.ndim)])
+    return [F.multiply(_spread(g, x, axis, keepdims), others)]
+
+
+def _reverse_cumsum(v: Any, axis: int) -> Any:
+    return F.flip(F.cumsum(F.flip(v, axis=[axis]), axis=axis), axis=[axis])
+
+
+@_rule("cumprod")
+def _cumprod(g, out, x, axis):
+    # d out_i / d x_k is out_i / x_k for i >= k while no zero comes before k; at the
+    # first zero it is the running product with that zero taken as 1; after it, 0
+    zeros = F.equal(x, 0)
+    count = F.cumsum(F.astype(zeros, dtype=x.dtype), axis=axis)
+    before, first = F.equal(count, 0), F.logical_and(zeros, F.equal(count, 1))
+    spread = F.divide(_reverse_cumsum(F.multiply(g, out), axis), F.where(before, x, 1))
+    at_zero = _reverse_cumsum(F.multiply(g, F.cumprod(F.where(first, 1, x), axis=axis)), axis)
+    return [F.where(before, spread, F.where(first, at_zero, 0))]
+
+
+def _centred(x: Any, axis: Any) -> Any:
+    return F.subtract(x, F.broadcast_to(F.mean(x, axis=_axes(x, axis), keepdims=True),
+                                        shape=list(x.shape)))
+
+
+@_rule("var")
+def _var(g, out, x, axis, keepdims, correction):
+    scale = 2 / (_count(x, axis) - correction)
+    return [F.multiply(_spread(g, x, axis, keepdims), F.multiply(_centred(x, axis), scale))]
+
+
+@_rule("std")
+def _std(g, out, x, axis, keepdims, correction):
+    spread = F.divide(_spread(g, x, axis, keepdims), _spread(out, x, axis, keepdims))
+    return [F.multiply(spread, F.divide(_centred(x, axis), _count(x, axis) - correction))]
+
+
+@_rule("vector_norm")
+def _vector_norm(g, out, x, ord, axis, keepdims):  # noqa: A002 (the standard's name)
+    spread, norm = _spread(g, x, axis, keepdims), _spread(out, x, axis, keepdims)
+    if ord == 0:  # a count of nonzeros: flat between its jumps
+        return [F.zeros_like(x)]
+    if math.isinf(ord):  # the largest (smallest) magnitude, shared by the ties
+        hit = F.equal(F.abs(x), norm)
+        share = F.sum(F.astype(hit, dtype=x.dtype), axis=_axes(x, axis), keepdims=True)
+        share = F.broadcast_to(share, shape=list(x.shape))
+        return [F.where(hit, F.divide(F.multiply(spread, F.sign(x)), share), 0)]
+    if ord == 1:
+        return [F.multiply(spread, F.sign(x))]
+    # d|x|_p / dx = sign(x) |x|^(p-1) / |x|_p^(p-1); zero where the norm is zero
+    safe = F.where(F.equal(norm, 0), 1, norm)
+    ratio = F.pow(F.divide(F.abs(x), safe), ord - 1)
+    return [F.where(F.equal(norm, 0), 0, F.multiply(spread, F.multiply(F.sign(x), ratio)))]
+
+
+# ---- layout and index ops ----------------------------------------------------------------
+
+@_rule("flip")
+def _flip(g, out, x, axis):
+    return [F.flip(g, axis=axis)]
+
+
+@_rule("roll")
+def _roll(g, out, x, shift, axis):
+    return [F.roll(g, shift=[-s for s in shift], axis=axis)]
+
+
+MORE["tril"] = lambda g, out, x, k: [F.tril(g, k=k)]
+MORE["triu"] = lambda g, out, x, k: [F.triu(g, k=k)]
+
+
+@_rule("tile")
+def _tile(g, out, x, reps):
+    # each output axis (reps[i] * size[i]) split into (copy, element), the copies summed
+    rank = max(len(reps), x.ndim)
+    reps = [1] * (rank - len(reps)) + list(reps)
+    sizes = [1] * (rank - x.ndim) + list(x.shape)
+    split = F.reshape(g, shape=[d for r, s in zip(reps, sizes) for d in (r, s)])
+    summed = F.sum(split, axis=list(range(0, 2 * rank, 2)))
+    return [F.reshape(summed, shape=list(x.shape))]
+
+
+@_rule("split")
+def _split(*values, sizes, axis):
+    parts = values[:len(sizes)]  # one cotangent per piece (zeros for unused ones)
+    return [F.concat(list(parts), axis=axis)]
+
+
+@_rule("take_along_axis")
+def _take_along_axis(g, out, x, indices, axis):
+    # every taken element's full coordinates: its own, with the index along `axis`
+    # (negative ones as `scatter_add` reads them); repeated indices accumulate
+    axis %= x.ndim
+    index = F.broadcast_to(F.astype(indices, dtype="int64"), shape=list(g.shape))
+    grid = np.indices(tuple(g.shape), dtype=np.int64)
+    coords = [index if i == axis else grid[i] for i in range(x.ndim)]
+    return [F.scatter_add(F.zeros_like(x), F.stack(coords, axis=x.ndim), g), None]
+
+
+@_rule("sort")
+def _sort(g, out, x, axis, descending):
+    order = F.argsort(x, axis=axis, descending=descending)
+    return [_take_along_axis(g, out, x, order, axis)[0]]
+
+
+@_rule("top_k")
+def _top_k(g, g_indices, values, indices, x, k, axis, largest):
+    return [_take_along_axis(g, values, x, indices, axis)[0]]
+
+
+@_rule("repeat")
+def _repeat(g, out, x, repeats, axis):
+    # each element's copies are consecutive: an axis (n * r) split into (n, r), r summed
+    if axis is None:
+        return [F.reshape(F.sum(F.reshape(g, shape=[-1, repeats]), axis=[1]),
+                          shape=list(x.shape))]
+    axis %= x.ndim
+    split = F.reshape(g, shape=[*x.shape[:axis], x.shape[axis], repeats, *x.shape[axis + 1:]])
+    return [F.sum(split, axis=[axis + 1])]
+
+
+@_rule("diagonal")
+def _diagonal(g, out, x, offset, axis1, axis2):
+    # the diagonal's cotangent back on it: g times a constant (rows, cols, diagonal) map
+    axis1, axis2 = axis1 % x.ndim, axis2 % x.ndim
+    rows, cols, n = x.shape[axis1], x.shape[axis2], g.shape[-1]
+    place = np.zeros((rows, cols, n), dtype=np.dtype(str(g.dtype)))
+    for i in range(n):
+        place[i + max(-offset, 0), i + max(offset, 0), i] = 1
+    lead = g.ndim - 1
+    spread = F.sum(F.multiply(F.expand_dims(g, axis=[lead, lead + 1]), place), axis=[g.ndim + 1])
+    rest = [i for i in range(x.ndim) if i not in (axis1, axis2)]
+    order = rest + [axis1, axis2]
+    return [F.permute_dims(spread, axes=[order.index(i) for i in range(x.ndim)])]
+
+
+@_rule("scatter_add")
+def _scatter_add(g, out, x, indices, updates):
+    return [g, None, F.gather_nd(g, indices)]
+
+
+# ---- products and linear algebra -----------------------------------------------------------
+
+@_rule("outer")
+def _outer(g, out, x, y):
+    return [F.matmul(g, y), F.matmul(x, g)]
+
+
+@_rule("vecdot")
+def _vecdot(g, out, x, y, axis):
+    ge = F.expand_dims(g, axis=[axis % (g.ndim + 1)])
+    return [unbroadcast(F.multiply(ge, y), x.shape), unbroadcast(F.multiply(ge, x), y.shape)]
+
+
+@_rule("inv")
+def _inv(g, out, x):
+    t = _swap_last(out)
+    return [F.negative(F.matmul(F.matmul(t, g), t))]
+
+
+@_rule("det")
+def _det(g, out, x):
+    scale = F.expand_dims(F.multiply(g, out), axis=[out.ndim, out.ndim + 1])
+    return [F.multiply(scale, _swap_last(F.inv(x)))]
+
+
+@_rule("solve")
+def _solve(g, out, a, b):
+    # out = a^-1 b: gb = a^-T g, ga = -gb out^T; a 1-d b is one vector for every matrix
+    if b.ndim == 1:
+        gb = F.squeeze(F.solve(_swap_last(a), F.expand_dims(g, axis=[g.ndim])), axis=[g.ndim])
+        ga = F.multiply(F.expand_dims(gb, axis=[gb.ndim]), F.expand_dims(out, axis=[out.ndim - 1]))
+    else:
+        gb = F.solve(_swap_last(a), g)
+        ga = F.matmul(gb, _swap_last(out))
+    return [unbroadcast(F.negative(ga), a.shape), unbroadcast(gb, b.shape)]
