@@ -104,7 +104,10 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     "real": "torch.real(x)",
     "imag": "torch.imag(x)",
     "signbit": "torch.signbit(x)",
-    "sign": "torch.where(torch.isnan(x), x, torch.sign(x)) if x.is_floating_point() "
+    # torch.sign maps NaN to 0: |x| clamped to 1 and rounded up keeps NaN (and is 1
+    # for every other nonzero), times torch's sign (+0 for -0, as the standard asks);
+    # four cheap passes, where torch's isnan and where cost ~4x sign's own
+    "sign": "torch.abs(x).clamp_(max=1).ceil_().mul_(torch.sign(x)) if x.is_floating_point() "
             "else torch.sgn(x) if _computed[x.dtype] else _numpy_fallback('sign', x)",
     "round": Rescued("torch.round(x)", "_round(x)"),
     "clip": "_clip(x, min, max)",

@@ -75,7 +75,7 @@ def test_reductions_on_both_sides_of_the_fast_path(backend, name):
                    ref(a, 1, dtype=np.float64))
 
 
-@pytest.mark.parametrize("backend", ["tensorflow"])
+@pytest.mark.parametrize("backend", ["torch", "tensorflow"])
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_on_both_sides_of_the_fast_path(backend, name):
     ns = getattr(ivy, backend)

@@ -110,7 +110,12 @@ def test_special_values_follow_the_standard():
     assert fd[0].item() == inf and str(fd[1].item()) == "-0.0" and str(fd[2].item()) == "-0.0"
     r = T.remainder(torch.tensor([-0.0, 0.0]), torch.tensor([5.0, -5.0]))
     assert [math.copysign(1, v) for v in r.tolist()] == [1, -1]
-    assert math.isnan(T.sign(torch.tensor([math.nan])).item())
+    for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        s = T.sign(torch.tensor([math.nan, -0.0, 0.0, inf, -inf, -2.5, 1e-30, 0.25],
+                                dtype=dtype)).tolist()
+        assert math.isnan(s[0]) and s[1:] == [0, 0, 1, -1, -1, 1 if dtype in (
+            torch.float32, torch.float64, torch.bfloat16) else 0, 1]
+        assert math.copysign(1, s[1]) == 1  # sign(-0) is +0
     z = T.expm1(torch.tensor([complex(inf, 0), complex(-0.0, 0.0)], dtype=torch.complex128))
     assert z[0].item() == complex(inf, 0) and math.copysign(1, z[1].real.item()) == 1
     assert T.round(torch.tensor([1.5 + 2.5j])).tolist() == [2 + 2j]
