@@ -145,6 +145,13 @@ CASES = {
                                               F.sum(F.square(F.diagonal(
                                                   x, offset=1, axis1=-1, axis2=0))))),
                         (3, 4, 2)),
+    "tensordot": (lambda x, y: F.square(F.tensordot(x, y, axes_x=[2, 0], axes_y=[0, 2])),
+                  (2, 3, 4), (4, 5, 2)),
+    "einsum": (lambda a, b, c: F.add(F.sum(F.square(F.einsum([a, b, c], equation="ij,jk,kl->il"))),
+                                     F.sum(F.einsum([a, b], equation="ij,jk->j"))), (2, 3), (3, 4),
+               (4, 2)),
+    "einsum_summed_away": (lambda a, v: F.sin(F.einsum([a, v], equation="bij,k->bj")), (2, 3, 4),
+                           (5,)),
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
     "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }
@@ -210,6 +217,14 @@ def test_an_op_without_a_rule_is_named_with_the_users_line():
                                               r"test_reverse_mode\.py:\d+\)"):
         ivy_ir.trace(lambda a: gradients(F.digamma(F.add(F.sin(a), 2)), [a])[0], (x,),
                      source="ivy")
+
+
+def test_einsum_forms_without_a_rule_are_refused_by_name():
+    x = np.ones((3, 3))
+    for eq in ("ii->i", "...i->...", "ij,jk"):
+        with pytest.raises(DerivativeError, match=re.escape(f"einsum {eq!r}")):
+            ivy_ir.trace(lambda a, eq=eq: gradients(F.sum(F.einsum(
+                [a, a] if "," in eq else [a], equation=eq)), [a])[0], (x,), source="ivy")
 
 
 def _gradient_model(at: list[str]):

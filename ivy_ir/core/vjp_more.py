@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .tracer import OPS as F
-from .vjp import _spread, unbroadcast
+from .vjp import DerivativeError, _spread, unbroadcast
 
 MORE: dict[str, Callable[..., Any]] = {}
 
@@ -244,6 +244,45 @@ def _outer(g, out, x, y):
 def _vecdot(g, out, x, y, axis):
     ge = F.expand_dims(g, axis=[axis % (g.ndim + 1)])
     return [unbroadcast(F.multiply(ge, y), x.shape), unbroadcast(F.multiply(ge, x), y.shape)]
+
+
+@_rule("tensordot")
+def _tensordot(g, out, x, y, axes_x, axes_y):
+    # g is (x's free axes, y's free axes); contract it with the other operand's free
+    # axes, then put the contracted axes (left in the other operand's order) back
+    axes_x, axes_y = list(axes_x), list(axes_y)
+    free_x = [i for i in range(x.ndim) if i not in axes_x]
+    free_y = [i for i in range(y.ndim) if i not in axes_y]
+    n = len(free_x)
+    gx = F.tensordot(g, y, axes_x=list(range(n, g.ndim)), axes_y=free_y)
+    gy = F.tensordot(x, g, axes_x=free_x, axes_y=list(range(n)))
+    from_x = free_x + [axes_x[axes_y.index(j)] for j in sorted(axes_y)]
+    from_y = [axes_y[axes_x.index(i)] for i in sorted(axes_x)] + free_y
+    return [F.permute_dims(gx, axes=[from_x.index(i) for i in range(x.ndim)]),
+            F.permute_dims(gy, axes=[from_y.index(i) for i in range(y.ndim)])]
+
+
+@_rule("einsum")
+def _einsum(g, out, xs, equation):
+    # each operand's cotangent is the einsum of g with the others, written to that
+    # operand's subscripts; subscripts it alone carries (summed away) are broadcast back
+    lhs, _, result = equation.replace(" ", "").partition("->")
+    subs = lhs.split(",")
+    if "." in equation or not _ or any(len(set(s)) < len(s) for s in [*subs, result]):
+        raise DerivativeError(f"einsum {equation!r}: derivatives of ellipses, implicit "
+                              "outputs and repeated subscripts are not supported")
+    grads = []
+    for k, (x, mine) in enumerate(zip(xs, subs)):
+        others = [(s, v) for i, (s, v) in enumerate(zip(subs, xs)) if i != k]
+        seen = set(result).union(*(s for s, _ in others))
+        reached = "".join(c for c in mine if c in seen)
+        part = F.einsum([g, *(v for _, v in others)],
+                        equation=",".join([result, *(s for s, _ in others)]) + "->" + reached)
+        missing = [i for i, c in enumerate(mine) if c not in seen]
+        if missing:
+            part = F.broadcast_to(F.expand_dims(part, axis=missing), shape=list(x.shape))
+        grads.append(part)
+    return [grads]
 
 
 @_rule("inv")
