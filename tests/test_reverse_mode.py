@@ -152,6 +152,18 @@ CASES = {
                (4, 2)),
     "einsum_summed_away": (lambda a, v: F.sin(F.einsum([a, v], equation="bij,k->bj")), (2, 3, 4),
                            (5,)),
+    "matrix_norms": (lambda x: F.add(F.add(F.sum(F.matrix_norm(x, ord="fro")), F.sum(
+        F.matrix_norm(x, ord="1", keepdims=True))), F.add(F.sum(F.matrix_norm(
+            F.sin(x), ord="inf")), F.sum(F.matrix_norm(x, ord="-1")))), (2, 3, 4)),
+    "matrix_norm_ties": (lambda a: F.add(  # every column sum (row sum) attained twice
+        F.matrix_norm(F.concat([a, a], axis=1), ord="1"),
+        F.matrix_norm(F.concat([a, a], axis=0), ord="-inf")), (3, 2)),
+    "scatter_nd": (lambda x, u: F.sin(F.scatter_nd(x, np.array([[2], [0]]), u)), (3, 4),
+                   (2, 4)),
+    "adaptive_avg_pool": (lambda x: F.square(F.adaptive_avg_pool(x, output_size=[3, 2])),
+                          (2, 3, 7, 5)),
+    "adaptive_avg_pool_channels_last": (lambda x: F.sin(F.adaptive_avg_pool(
+        x, output_size=[4, 3], layout="channels_last")), (2, 5, 7, 3)),
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
     "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }

@@ -147,6 +147,28 @@ def _vector_norm(g, out, x, ord, axis, keepdims):  # noqa: A002 (the standard's 
     return [F.where(F.equal(norm, 0), 0, F.multiply(spread, F.multiply(F.sign(x), ratio)))]
 
 
+@_rule("matrix_norm")
+def _matrix_norm(g, out, x, ord, keepdims):  # noqa: A002 (the standard's name)
+    if not keepdims:
+        g, out = (F.expand_dims(v, axis=[v.ndim, v.ndim + 1]) for v in (g, out))
+    g, out = (F.broadcast_to(v, shape=list(x.shape)) for v in (g, out))
+    if ord == "fro":
+        return [F.where(F.equal(out, 0), 0, F.divide(F.multiply(g, x),
+                                                     F.where(F.equal(out, 0), 1, out)))]
+    if ord not in ("1", "-1", "inf", "-inf"):
+        raise DerivativeError(f"matrix_norm of ord {ord!r}: its derivative needs the "
+                              "singular value decomposition, which has no rule")
+    # the largest (smallest) absolute column (1) or row (inf) sum, ties sharing
+    along = x.ndim - 2 if ord.endswith("1") else x.ndim - 1
+    sums = F.broadcast_to(F.sum(F.abs(x), axis=[along], keepdims=True), shape=list(x.shape))
+    hit = F.equal(sums, out)
+    # the tied lines, counted across them (each meets every line of the other axis once)
+    lines = F.sum(F.astype(hit, dtype=x.dtype), axis=[x.ndim - 1 if along == x.ndim - 2
+                                                       else x.ndim - 2], keepdims=True)
+    share = F.broadcast_to(lines, shape=list(x.shape))
+    return [F.where(hit, F.divide(F.multiply(g, F.sign(x)), share), 0)]
+
+
 # ---- layout and index ops ----------------------------------------------------------------
 
 @_rule("flip")
@@ -226,6 +248,36 @@ def _diagonal(g, out, x, offset, axis1, axis2):
     rest = [i for i in range(x.ndim) if i not in (axis1, axis2)]
     order = rest + [axis1, axis2]
     return [F.permute_dims(spread, axes=[order.index(i) for i in range(x.ndim)])]
+
+
+@_rule("scatter_nd")
+def _scatter_nd(g, out, x, indices, updates):
+    # the written places take their cotangent from the updates, not from x
+    return [F.scatter_nd(g, indices, F.zeros_like(updates)), None, F.gather_nd(g, indices)]
+
+
+def _averaging(n_in: int, n_out: int, dtype: Any) -> np.ndarray:
+    """(n_out, n_in): adaptive average pooling along one axis, cell i averaging input
+    [floor(i n_in / n_out), ceil((i + 1) n_in / n_out))."""
+    out = np.zeros((n_out, n_in), dtype=dtype)
+    for i in range(n_out):
+        lo, hi = i * n_in // n_out, -(-(i + 1) * n_in // n_out)
+        out[i, lo:hi] = 1 / (hi - lo)
+    return out
+
+
+@_rule("adaptive_avg_pool")
+def _adaptive_avg_pool(g, out, x, output_size, layout):
+    # linear in x, one averaging matrix per spatial axis: contract g's leading spatial
+    # axis with each in turn (tensordot appends the input-sized axis at the end)
+    last = layout == "channels_last"
+    if last:
+        g = F.permute_dims(g, axes=[0, g.ndim - 1, *range(1, g.ndim - 1)])
+    spatial = x.shape[1:-1] if last else x.shape[2:]
+    dtype = np.dtype(str(g.dtype))
+    for n_in, n_out in zip(spatial, output_size):
+        g = F.tensordot(g, _averaging(n_in, n_out, dtype), axes_x=[2], axes_y=[0])
+    return [F.permute_dims(g, axes=[0, *range(2, g.ndim), 1]) if last else g]
 
 
 @_rule("scatter_add")
