@@ -76,6 +76,12 @@ CASES = {
     "conv_channels_last": (lambda x, w: F.square(F.conv(
         x, w, None, strides=[1, 2], padding=[0, 1, 1, 1], dilations=[1, 2], groups=2,
         layout="channels_last")), (2, 7, 8, 4), (3, 2, 2, 6)),
+    "conv_transpose": (lambda x, w, b: F.square(F.conv_transpose(
+        x, w, b, strides=[2, 3], padding=[1, 0, 2, 1], output_padding=[1, 2],
+        dilations=[2, 1], groups=2)), (2, 4, 5, 4), (4, 3, 3, 2), (6,)),
+    "conv_transpose_channels_last": (lambda x, w: F.sin(F.conv_transpose(
+        x, w, None, strides=[2, 1], padding=[0, 1, 1, 0], output_padding=[1, 0],
+        dilations=[1, 2], groups=1, layout="channels_last")), (2, 4, 5, 3), (2, 3, 4, 3)),
     "extreme_reductions": (lambda x: F.multiply(  # each maximum attained twice: shared
         F.max(F.concat([x, x], axis=1), axis=[1]), F.min(F.sin(x), axis=None)), (3, 4)),
     "embedding": (lambda w: F.square(F.embedding(np.array([[0, 2], [2, 1]]), w)), (3, 4)),

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .tracer import OPS as F
-from .vjp import DerivativeError, _spread, unbroadcast
+from .vjp import VJPS, DerivativeError, _spread, unbroadcast
 
 MORE: dict[str, Callable[..., Any]] = {}
 
@@ -335,6 +335,21 @@ def _einsum(g, out, xs, equation):
             part = F.broadcast_to(F.expand_dims(part, axis=missing), shape=list(x.shape))
         grads.append(part)
     return [grads]
+
+
+@_rule("conv_transpose")
+def _conv_transpose(g, out, x, weight, bias, strides, padding, output_padding, dilations,
+                    groups, layout):
+    # the transposed convolution is the adjoint of the convolution with the same weight
+    # and geometry: x's cotangent is that convolution of g, and the weight's is the
+    # convolution's weight cotangent with g as its input and x as its output's cotangent
+    conv = dict(strides=strides, padding=padding, dilations=dilations, groups=groups,
+                layout=layout)
+    gx = F.conv(g, weight, None, **conv)
+    _, gw, _ = VJPS["conv"](x, gx, g, weight, None, **conv)
+    spatial = range(1, g.ndim - 1) if layout == "channels_last" else range(2, g.ndim)
+    gb = None if bias is None else F.sum(g, axis=[0, *spatial])
+    return [gx, gw, gb]
 
 
 @_rule("inv")
