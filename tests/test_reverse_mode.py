@@ -170,6 +170,12 @@ CASES = {
                           (2, 3, 7, 5)),
     "adaptive_avg_pool_channels_last": (lambda x: F.sin(F.adaptive_avg_pool(
         x, output_size=[4, 3], layout="channels_last")), (2, 5, 7, 3)),
+    "interpolate": (lambda x: F.add(F.sum(F.square(F.interpolate(
+        x, size=[7, 3], mode="bilinear", align_corners=False))), F.sum(F.sin(F.interpolate(
+            x, size=[2, 9], mode="nearest")))), (2, 3, 5, 4)),
+    "interpolate_corners_channels_last": (lambda x: F.sin(F.interpolate(
+        x, size=[6, 2], mode="bilinear", align_corners=True, layout="channels_last")),
+                                          (2, 4, 5, 3)),
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
     "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }

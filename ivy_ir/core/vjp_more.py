@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .resample import adaptive_weights, resample_taps
 from .tracer import OPS as F
 from .vjp import VJPS, DerivativeError, _spread, unbroadcast
 
@@ -277,28 +278,48 @@ def _scatter_nd(g, out, x, indices, updates):
     return [F.scatter_nd(g, indices, F.zeros_like(updates)), None, F.gather_nd(g, indices)]
 
 
-def _averaging(n_in: int, n_out: int, dtype: Any) -> np.ndarray:
-    """(n_out, n_in): adaptive average pooling along one axis, cell i averaging input
-    [floor(i n_in / n_out), ceil((i + 1) n_in / n_out))."""
-    out = np.zeros((n_out, n_in), dtype=dtype)
-    for i in range(n_out):
-        lo, hi = i * n_in // n_out, -(-(i + 1) * n_in // n_out)
-        out[i, lo:hi] = 1 / (hi - lo)
-    return out
+def _per_axis(g: Any, layout: str, maps: list[np.ndarray]) -> Any:
+    """The cotangent of a separable linear resampling whose spatial axis i is the
+    (out_i, in_i) matrix `maps[i]`: g contracted with each in turn (tensordot appends
+    the input-sized axis at the end, so the axes come back in order)."""
+    last = layout == "channels_last"
+    if last:
+        g = F.permute_dims(g, axes=[0, g.ndim - 1, *range(1, g.ndim - 1)])
+    for m in maps:
+        g = F.tensordot(g, m, axes_x=[2], axes_y=[0])
+    return F.permute_dims(g, axes=[0, *range(2, g.ndim), 1]) if last else g
+
+
+def _spatial(x: Any, layout: str) -> Any:
+    return x.shape[1:-1] if layout == "channels_last" else x.shape[2:]
 
 
 @_rule("adaptive_avg_pool")
 def _adaptive_avg_pool(g, out, x, output_size, layout):
-    # linear in x, one averaging matrix per spatial axis: contract g's leading spatial
-    # axis with each in turn (tensordot appends the input-sized axis at the end)
-    last = layout == "channels_last"
-    if last:
-        g = F.permute_dims(g, axes=[0, g.ndim - 1, *range(1, g.ndim - 1)])
-    spatial = x.shape[1:-1] if last else x.shape[2:]
     dtype = np.dtype(str(g.dtype))
-    for n_in, n_out in zip(spatial, output_size):
-        g = F.tensordot(g, _averaging(n_in, n_out, dtype), axes_x=[2], axes_y=[0])
-    return [F.permute_dims(g, axes=[0, *range(2, g.ndim), 1]) if last else g]
+    return [_per_axis(g, layout, [adaptive_weights(n, o, dtype) for n, o in
+                       zip(_spatial(x, layout), output_size)])]
+
+
+def _resampling(n_in: int, n_out: int, mode: str, align_corners: bool,
+                dtype: Any) -> np.ndarray:
+    """(n_out, n_in): `interpolate` along one axis, from the reference's own taps."""
+    i0, i1, lam = resample_taps(n_in, n_out, mode, align_corners, dtype)
+    out = np.zeros((n_out, n_in), dtype=dtype)
+    rows = np.arange(n_out)
+    if lam is None:
+        out[rows, i0] = 1
+    else:
+        np.add.at(out, (rows, i0), 1 - lam)
+        np.add.at(out, (rows, i1), lam)
+    return out
+
+
+@_rule("interpolate")
+def _interpolate(g, out, x, size, mode, align_corners, layout):
+    dtype = np.dtype(str(g.dtype))
+    return [_per_axis(g, layout, [_resampling(n, o, mode, align_corners, dtype) for n, o in
+                       zip(_spatial(x, layout), size)])]
 
 
 @_rule("scatter_add")
