@@ -28,6 +28,12 @@ def _inputs(shapes: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, ...]:
     return tuple(rng.uniform(-1.5, 1.5, s) for s in shapes)
 
 
+def _spd(x):
+    """A symmetric positive definite matrix (stack) from any square input."""
+    return F.add(F.matmul(x, F.permute_dims(x, axes=[*range(x.ndim - 2), x.ndim - 1,
+                                                     x.ndim - 2])), np.eye(x.shape[-1]))
+
+
 def _zeros_at(shape: tuple[int, ...], where: list[list[int]]) -> np.ndarray:
     """What to subtract from the test input of `shape` to make it exactly zero where
     `where` is 1, keeping its derivative there (a mask would multiply that away)."""
@@ -176,6 +182,10 @@ CASES = {
     "interpolate_corners_channels_last": (lambda x: F.sin(F.interpolate(
         x, size=[6, 2], mode="bilinear", align_corners=True, layout="channels_last")),
                                           (2, 4, 5, 3)),
+    "cholesky": (lambda x: F.add(F.sin(F.cholesky(_spd(x))), F.square(F.cholesky(
+        _spd(x), upper=True))), (2, 3, 3)),
+    "eigh": (lambda x: F.add(F.sum(F.square(F.eigh(_spd(x))[0])), F.sum(F.multiply(  # signs
+        F.square(F.eigh(_spd(x))[1]), np.arange(9.0).reshape(3, 3)))), (3, 3)),  # cancel
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
     "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }

@@ -394,6 +394,35 @@ def _conv_transpose(g, out, x, weight, bias, strides, padding, output_padding, d
     return [gx, gw, gb]
 
 
+@_rule("cholesky")
+def _cholesky(g, out, x, upper):
+    # a = l l^T: ga = l^-T phi(l^T gl) l^-1, phi keeping the lower triangle with its
+    # diagonal halved, symmetrised (only a's symmetric part is an input)
+    low = _swap_last(out) if upper else out
+    gl = F.tril(_swap_last(g) if upper else g, k=0)
+    inner = F.matmul(_swap_last(low), gl)
+    below = F.tril(inner, k=-1)
+    phi = F.add(below, F.multiply(F.subtract(F.tril(inner, k=0), below), 0.5))
+    inv = F.inv(low)
+    ga = F.matmul(F.matmul(_swap_last(inv), phi), inv)
+    return [F.multiply(F.add(ga, _swap_last(ga)), 0.5)]
+
+
+@_rule("eigh")
+def _eigh(g_values, g_vectors, values, vectors, x):
+    # a = v diag(w) v^T: ga = v (diag(gw) + f * (v^T gv)) v^T with f_ij = 1 / (w_j - w_i)
+    # off the diagonal, symmetrised; repeated eigenvalues make it infinite, as in torch
+    vt = _swap_last(vectors)
+    gap = F.subtract(F.expand_dims(values, axis=[values.ndim - 1]),
+                     F.expand_dims(values, axis=[values.ndim]))
+    eye = np.eye(values.shape[-1], dtype=np.dtype(str(values.dtype)))
+    f = F.where(eye.astype(bool), 0, F.divide(1, F.where(eye.astype(bool), 1, gap)))
+    middle = F.add(F.multiply(F.expand_dims(g_values, axis=[g_values.ndim]), eye),
+                   F.multiply(f, F.matmul(vt, g_vectors)))
+    ga = F.matmul(F.matmul(vectors, middle), vt)
+    return [F.multiply(F.add(ga, _swap_last(ga)), 0.5)]
+
+
 @_rule("inv")
 def _inv(g, out, x):
     t = _swap_last(out)
