@@ -26,6 +26,7 @@ from .locations import where
 from .tracer import OPS as F
 from .tracer import Tracer
 from .vjp import EXPANSIONS, VJPS, DerivativeError
+from .vjp_linalg import LINALG
 from .vjp_more import MORE
 
 
@@ -62,7 +63,7 @@ def gradients(y: Tracer, xs: Sequence[Tracer], seed: Tracer | None = None) -> li
 def _rule(op: IvyOp, gs: list[Tracer], outs: list[Tracer], args: list[Any]) -> list[Any]:
     name = op.SPEC.name
     attrs = op.attr_values()
-    rule = VJPS.get(name) or MORE.get(name)
+    rule = VJPS.get(name) or MORE.get(name) or LINALG.get(name)
     if rule is not None:
         try:
             return rule(*gs, *outs, *args, **attrs)

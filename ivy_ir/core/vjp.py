@@ -33,11 +33,18 @@ EXPANSIONS: dict[str, Callable[..., Any]] = {}
 their decompositions): pooling as the maximum or sum of its windows' strided slices."""
 
 
-def vjp(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        VJPS.update(dict.fromkeys(names, fn))
-        return fn
-    return register
+def rules_into(table: dict[str, Callable[..., Any]]) -> Callable[..., Any]:
+    """`@rule("op", ...)` decorators that register a rule in `table` (this module's
+    `VJPS`, `vjp_more.MORE`, `vjp_linalg.LINALG`) under each of its op names."""
+    def rule(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            table.update(dict.fromkeys(names, fn))
+            return fn
+        return register
+    return rule
+
+
+vjp = rules_into(VJPS)
 
 
 def unbroadcast(g: Any, shape: tuple[Any, ...]) -> Any:
