@@ -202,6 +202,8 @@ def rebuilt(like: Any, leaves: Iterable[Any]) -> Any:
     Filling by position, not by key chain, keeps a training step from re-joining every
     chain each time it rebuilds the weights and the gradients."""
     values = iter(leaves)
+    if "jax" in sys.modules:  # what Container() does; _refilled builds them bare
+        register_with_jax()
     if isinstance(like, Container):
         return _refilled(like, values)
     return _refilled(Container(like), values) if isinstance(like, Mapping) else next(values)
@@ -217,7 +219,7 @@ def _flatten_into(flat: dict[str, Any], tree: Container, prefix: str) -> None:
 
 
 def _refilled(tree: Container, values: Iterator[Any]) -> Container:
-    out = Container()
+    out = dict.__new__(Container)  # keys and values already checked: no __init__
     dict.update(out, {key: _refilled(value, values) if isinstance(value, Container)
                       else next(values) for key, value in dict.items(tree)})
     return out
