@@ -18,8 +18,6 @@ from .tracer import OPS as F
 from .vjp import VJPS, DerivativeError, _spread, rules_into, unbroadcast
 
 MORE: dict[str, Callable[..., Any]] = {}
-
-
 _rule = rules_into(MORE)
 
 
