@@ -51,9 +51,9 @@ def _tensordot(g, out, x, y, axes_x, axes_y):
 def _einsum(g, out, xs, equation):
     # each operand's cotangent is the einsum of g with the others, written to that
     # operand's subscripts; subscripts it alone carries (summed away) are broadcast back
-    lhs, _, result = equation.replace(" ", "").partition("->")
+    lhs, arrow, result = equation.replace(" ", "").partition("->")
     subs = lhs.split(",")
-    if "." in equation or not _ or any(len(set(s)) < len(s) for s in [*subs, result]):
+    if "." in equation or not arrow or any(len(set(s)) < len(s) for s in [*subs, result]):
         raise DerivativeError(f"einsum {equation!r}: derivatives of ellipses, implicit "
                               "outputs and repeated subscripts are not supported")
     grads = []
