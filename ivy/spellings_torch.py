@@ -87,11 +87,9 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     "linspace": "_linspace(start, stop, num, _dt(dtype), device, endpoint)",
     "meshgrid": "list(torch.meshgrid(*arrays, indexing=indexing))",
     "ones": "torch.ones(shape, dtype=_dt(dtype) or torch.float64, device=device)",
-    "ones_like": "torch.ones_like(x) if dtype is None and device is None else "
-                 "torch.ones_like(x, dtype=_dt(dtype), device=device)",
     "zeros": "torch.zeros(shape, dtype=_dt(dtype) or torch.float64, device=device)",
-    "zeros_like": "torch.zeros_like(x) if dtype is None and device is None else "
-                  "torch.zeros_like(x, dtype=_dt(dtype), device=device)",
+    **{n: f"torch.{n}(x) if dtype is None and device is None else "
+          f"torch.{n}(x, dtype=_dt(dtype), device=device)" for n in ("ones_like", "zeros_like")},
     "astype": "x.to(device=device, dtype=_dt(dtype), copy=copy)",
     **{n: f"torch.{n}(x, k) if _computed[x.dtype] else _numpy_fallback({n!r}, x, k=k)"
        for n in ("tril", "triu")},

@@ -173,11 +173,14 @@ def _sum(g, out, x, axis, keepdims):
     return [_spread(g, x, axis, keepdims)]
 
 
+def _count(x: Any, axis: Any) -> int:
+    """How many elements of `x` a reduction over `axis` (None: all) takes per result."""
+    return math.prod(x.shape[i] for i in (range(x.ndim) if axis is None else axis))
+
+
 @vjp("mean")
 def _mean(g, out, x, axis, keepdims):
-    axes = range(x.ndim) if axis is None else axis
-    count = math.prod(x.shape[i] for i in axes)
-    return [F.divide(_spread(g, x, axis, keepdims), count)]
+    return [F.divide(_spread(g, x, axis, keepdims), _count(x, axis))]
 
 
 @vjp("max", "min")
@@ -190,10 +193,15 @@ def _extreme(g, out, x, axis, keepdims):
         share, shape=list(x.shape))), 0)]
 
 
+def reverse_cumsum(v: Any, axis: int) -> Any:
+    """Running sums from the far end of `axis`."""
+    return F.flip(F.cumsum(F.flip(v, axis=[axis]), axis=axis), axis=[axis])
+
+
 @vjp("cumsum")
 def _cumsum(g, out, x, axis):
     # each input element reaches every later output: the reversed running sum of g
-    return [F.flip(F.cumsum(F.flip(g, axis=[axis]), axis=axis), axis=[axis])]
+    return [reverse_cumsum(g, axis)]
 
 
 # ---- shapes ------------------------------------------------------------------------------

@@ -10,14 +10,10 @@ from typing import Any
 import numpy as np
 
 from .tracer import OPS as F
-from .vjp import DerivativeError, rules_into, unbroadcast
+from .vjp import DerivativeError, _swap, rules_into, unbroadcast
 
 LINALG: dict[str, Callable[..., Any]] = {}
 _rule = rules_into(LINALG)
-
-
-def _swap_last(x: Any) -> Any:
-    return F.permute_dims(x, axes=[*range(x.ndim - 2), x.ndim - 1, x.ndim - 2])
 
 
 @_rule("outer")
@@ -74,21 +70,21 @@ def _einsum(g, out, xs, equation):
 def _cholesky(g, out, x, upper):
     # a = l l^T: ga = l^-T phi(l^T gl) l^-1, phi keeping the lower triangle with its
     # diagonal halved, symmetrised (only a's symmetric part is an input)
-    low = _swap_last(out) if upper else out
-    gl = F.tril(_swap_last(g) if upper else g, k=0)
-    inner = F.matmul(_swap_last(low), gl)
+    low = _swap(out) if upper else out
+    gl = F.tril(_swap(g) if upper else g, k=0)
+    inner = F.matmul(_swap(low), gl)
     below = F.tril(inner, k=-1)
     phi = F.add(below, F.multiply(F.subtract(F.tril(inner, k=0), below), 0.5))
     inv = F.inv(low)
-    ga = F.matmul(F.matmul(_swap_last(inv), phi), inv)
-    return [F.multiply(F.add(ga, _swap_last(ga)), 0.5)]
+    ga = F.matmul(F.matmul(_swap(inv), phi), inv)
+    return [F.multiply(F.add(ga, _swap(ga)), 0.5)]
 
 
 @_rule("eigh")
 def _eigh(g_values, g_vectors, values, vectors, x):
     # a = v diag(w) v^T: ga = v (diag(gw) + f * (v^T gv)) v^T with f_ij = 1 / (w_j - w_i)
     # off the diagonal, symmetrised; repeated eigenvalues make it infinite, as in torch
-    vt = _swap_last(vectors)
+    vt = _swap(vectors)
     gap = F.subtract(F.expand_dims(values, axis=[values.ndim - 1]),
                      F.expand_dims(values, axis=[values.ndim]))
     eye = np.eye(values.shape[-1], dtype=np.dtype(str(values.dtype)))
@@ -96,28 +92,28 @@ def _eigh(g_values, g_vectors, values, vectors, x):
     middle = F.add(F.multiply(F.expand_dims(g_values, axis=[g_values.ndim]), eye),
                    F.multiply(f, F.matmul(vt, g_vectors)))
     ga = F.matmul(F.matmul(vectors, middle), vt)
-    return [F.multiply(F.add(ga, _swap_last(ga)), 0.5)]
+    return [F.multiply(F.add(ga, _swap(ga)), 0.5)]
 
 
 @_rule("inv")
 def _inv(g, out, x):
-    t = _swap_last(out)
+    t = _swap(out)
     return [F.negative(F.matmul(F.matmul(t, g), t))]
 
 
 @_rule("det")
 def _det(g, out, x):
     scale = F.expand_dims(F.multiply(g, out), axis=[out.ndim, out.ndim + 1])
-    return [F.multiply(scale, _swap_last(F.inv(x)))]
+    return [F.multiply(scale, _swap(F.inv(x)))]
 
 
 @_rule("solve")
 def _solve(g, out, a, b):
     # out = a^-1 b: gb = a^-T g, ga = -gb out^T; a 1-d b is one vector for every matrix
     if b.ndim == 1:
-        gb = F.squeeze(F.solve(_swap_last(a), F.expand_dims(g, axis=[g.ndim])), axis=[g.ndim])
+        gb = F.squeeze(F.solve(_swap(a), F.expand_dims(g, axis=[g.ndim])), axis=[g.ndim])
         ga = F.multiply(F.expand_dims(gb, axis=[gb.ndim]), F.expand_dims(out, axis=[out.ndim - 1]))
     else:
-        gb = F.solve(_swap_last(a), g)
-        ga = F.matmul(gb, _swap_last(out))
+        gb = F.solve(_swap(a), g)
+        ga = F.matmul(gb, _swap(out))
     return [unbroadcast(F.negative(ga), a.shape), unbroadcast(gb, b.shape)]

@@ -15,7 +15,16 @@ import numpy as np
 
 from .resample import adaptive_weights, resample_taps
 from .tracer import OPS as F
-from .vjp import VJPS, DerivativeError, _spread, rules_into, unbroadcast
+from .vjp import (
+    VJPS,
+    DerivativeError,
+    _count,
+    _extreme,
+    _spread,
+    reverse_cumsum,
+    rules_into,
+    unbroadcast,
+)
 
 MORE: dict[str, Callable[..., Any]] = {}
 _rule = rules_into(MORE)
@@ -23,10 +32,6 @@ _rule = rules_into(MORE)
 
 def _axes(x: Any, axis: Any) -> list[int]:
     return list(range(x.ndim)) if axis is None else sorted(a % x.ndim for a in axis)
-
-
-def _count(x: Any, axis: Any) -> int:
-    return math.prod(x.shape[i] for i in _axes(x, axis))
 
 
 # ---- elementwise -------------------------------------------------------------------------
@@ -109,10 +114,6 @@ def _prod(g, out, x, axis, keepdims):
     return [F.multiply(_spread(g, x, axis, keepdims), others)]
 
 
-def _reverse_cumsum(v: Any, axis: int) -> Any:
-    return F.flip(F.cumsum(F.flip(v, axis=[axis]), axis=axis), axis=[axis])
-
-
 @_rule("cumprod")
 def _cumprod(g, out, x, axis):
     # d out_i / d x_k is out_i / x_k for i >= k while no zero comes before k; at the
@@ -120,8 +121,8 @@ def _cumprod(g, out, x, axis):
     zeros = F.equal(x, 0)
     count = F.cumsum(F.astype(zeros, dtype=x.dtype), axis=axis)
     before, first = F.equal(count, 0), F.logical_and(zeros, F.equal(count, 1))
-    spread = F.divide(_reverse_cumsum(F.multiply(g, out), axis), F.where(before, x, 1))
-    at_zero = _reverse_cumsum(F.multiply(g, F.cumprod(F.where(first, 1, x), axis=axis)), axis)
+    spread = F.divide(reverse_cumsum(F.multiply(g, out), axis), F.where(before, x, 1))
+    at_zero = reverse_cumsum(F.multiply(g, F.cumprod(F.where(first, 1, x), axis=axis)), axis)
     return [F.where(before, spread, F.where(first, at_zero, 0))]
 
 
@@ -147,11 +148,8 @@ def _vector_norm(g, out, x, ord, axis, keepdims):  # noqa: A002 (the standard's 
     spread, norm = _spread(g, x, axis, keepdims), _spread(out, x, axis, keepdims)
     if ord == 0:  # a count of nonzeros: flat between its jumps
         return [F.zeros_like(x)]
-    if math.isinf(ord):  # the largest (smallest) magnitude, shared by the ties
-        hit = F.equal(F.abs(x), norm)
-        share = F.sum(F.astype(hit, dtype=x.dtype), axis=_axes(x, axis), keepdims=True)
-        share = F.broadcast_to(share, shape=list(x.shape))
-        return [F.where(hit, F.divide(F.multiply(spread, F.sign(x)), share), 0)]
+    if math.isinf(ord):  # the largest (smallest) magnitude: max's (min's) rule on |x|
+        return [F.multiply(_extreme(g, out, F.abs(x), axis, keepdims)[0], F.sign(x))]
     if ord == 1:
         return [F.multiply(spread, F.sign(x))]
     # d|x|_p / dx = sign(x) |x|^(p-1) / |x|_p^(p-1); zero where the norm is zero
@@ -162,24 +160,20 @@ def _vector_norm(g, out, x, ord, axis, keepdims):  # noqa: A002 (the standard's 
 
 @_rule("matrix_norm")
 def _matrix_norm(g, out, x, ord, keepdims):  # noqa: A002 (the standard's name)
-    if not keepdims:
-        g, out = (F.expand_dims(v, axis=[v.ndim, v.ndim + 1]) for v in (g, out))
-    g, out = (F.broadcast_to(v, shape=list(x.shape)) for v in (g, out))
+    matrices = [x.ndim - 2, x.ndim - 1]
     if ord == "fro":
-        return [F.where(F.equal(out, 0), 0, F.divide(F.multiply(g, x),
-                                                     F.where(F.equal(out, 0), 1, out)))]
+        spread, norm = _spread(g, x, matrices, keepdims), _spread(out, x, matrices, keepdims)
+        return [F.where(F.equal(norm, 0), 0, F.divide(F.multiply(spread, x),
+                                                      F.where(F.equal(norm, 0), 1, norm)))]
     if ord not in ("1", "-1", "inf", "-inf"):
         raise DerivativeError(f"matrix_norm of ord {ord!r}: its derivative needs the "
                               "singular value decomposition, which has no rule")
-    # the largest (smallest) absolute column (1) or row (inf) sum, ties sharing
-    along = x.ndim - 2 if ord.endswith("1") else x.ndim - 1
-    sums = F.broadcast_to(F.sum(F.abs(x), axis=[along], keepdims=True), shape=list(x.shape))
-    hit = F.equal(sums, out)
-    # the tied lines, counted across them (each meets every line of the other axis once)
-    lines = F.sum(F.astype(hit, dtype=x.dtype), axis=[x.ndim - 1 if along == x.ndim - 2
-                                                       else x.ndim - 2], keepdims=True)
-    share = F.broadcast_to(lines, shape=list(x.shape))
-    return [F.where(hit, F.divide(F.multiply(g, F.sign(x)), share), 0)]
+    # the largest (smallest) absolute column (1) or row (inf) sum: max's (min's) rule
+    # over the lines' sums, spread along each line with the elements' signs
+    along, across = matrices if ord.endswith("1") else matrices[::-1]
+    sums = F.sum(F.abs(x), axis=[along], keepdims=True)
+    per_line = _extreme(g, out, sums, [across], keepdims)[0]
+    return [F.multiply(F.broadcast_to(per_line, shape=list(x.shape)), F.sign(x))]
 
 
 # ---- layout and index ops ----------------------------------------------------------------
