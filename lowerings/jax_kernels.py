@@ -23,7 +23,11 @@ def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
     # one group per input channel as a sum over kernel taps of shifted input slices times
     # that tap's weights: XLA's CPU grouped convolution is ~30x slower on such convs (a
     # 3x3 over 96 channels at 56x56: 67 ms against 1.8 ms, its gradient 234 against 46).
-    # Each layout keeps its own (channels-last vectorises over the channels)
+    # Each layout keeps its own (channels-last vectorises over the channels). Half floats
+    # add in float32 and round once, as the convolutions of NumPy, torch and XLA do
+    dtype = x.dtype
+    if dtype in (jnp.float16, jnp.bfloat16):
+        x, w = x.astype(jnp.float32), w.astype(jnp.float32)
     n = len(strides)
     if channels_first:  # (N, C, *S), (C*M, 1, *K)
         c, kernel = x.shape[1], w.shape[2:]
@@ -47,9 +51,10 @@ def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
             y = y + x[(*lead, *window, slice(None), None)] * taps[tap]
     if channels_first:
         y = y.reshape((y.shape[0], -1, *outs))
-        return y if b is None else y + b.reshape((-1,) + (1,) * n)
-    y = y.reshape((*y.shape[:-2], -1))
-    return y if b is None else y + b
+        b = None if b is None else b.reshape((-1,) + (1,) * n)
+    else:
+        y = y.reshape((*y.shape[:-2], -1))
+    return (y if b is None else y + b).astype(dtype)
 
 
 def pointwise_conv(x, w, b, strides, groups, channels_first):

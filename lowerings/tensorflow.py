@@ -21,6 +21,7 @@ from ivy_ir.core.rules import (
     PLAIN_REDUCTIONS,
     OpContext,
     Rule,
+    accumulated,
     collect_helpers,
     elementwise_calls,
     literal,
@@ -56,6 +57,9 @@ FUSED_KERNELS = {"relu": "tf.nn.relu", "relu6": "tf.nn.relu6", "silu": "tf.nn.si
                  "sigmoid": "tf.math.sigmoid"}
 """Composite ops with a fused TF kernel of the same semantics."""
 BITWISE = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor"}
+SUMS = frozenset({"sum", "mean"})
+"""Reductions that add, so add in float32 from half floats (`accumulated`)."""
+CAST = "tf.cast({x}, {dtype})"
 REDUCE = {**{op: f"tf.reduce_{op}" for op in PLAIN_REDUCTIONS},
           "logsumexp": "tf.math.reduce_logsumexp"}
 # float predicates: an integer is never NaN or infinite; a complex number is NaN or
@@ -296,7 +300,7 @@ TF_RULES: dict[str, Rule] = {
     "pow": _widened("tf.math.pow({x}, {y})", UNSIGNED),
     "negative": _widened("tf.math.negative({x})", UNSIGNED),
     **{k: _bitwise(f"tf.bitwise.bitwise_{v}", f"tf.math.logical_{v}") for k, v in BITWISE.items()},
-    **{k: _reduce(v) for k, v in REDUCE.items()},
+    **{k: accumulated(_reduce(v), CAST) if k in SUMS else _reduce(v) for k, v in REDUCE.items()},
     **dict.fromkeys(PREDICATE, _predicate),
     "abs": _unsigned("tf.math.abs({x})", "tf.identity({x})"),
     "sign": _unsigned("tf.math.sign({x})", "tf.cast({x} > 0, {dtype})"),
@@ -325,9 +329,9 @@ TF_RULES: dict[str, Rule] = {
     "ones_like": "tf.ones_like({x}, dtype={out_dtype})",
     "full_like": _fill,
     # reductions and scans
-    "var": "variance({x}, {axis}, {keepdims}, {correction})",
-    "std": "tf.sqrt(variance({x}, {axis}, {keepdims}, {correction}))",
-    "cumsum": "tf.math.cumsum({x}, axis={axis})",
+    "var": accumulated("variance({x}, {axis}, {keepdims}, {correction})", CAST),
+    "std": accumulated("tf.sqrt(variance({x}, {axis}, {keepdims}, {correction}))", CAST),
+    "cumsum": accumulated("tf.math.cumsum({x}, axis={axis})", CAST),
     "cumprod": "tf.math.cumprod({x}, axis={axis})",
     # shape manipulation
     "reshape": "tf.reshape({x}, {out_shape})",

@@ -58,6 +58,12 @@ def pool_pads(sizes, kernel, strides, padding, dilations, ceil_mode):
 
 
 def conv(x, w, b, strides, padding, dilations, groups, layout, shifted=False):
+    if x.dtype in (tf.float16, tf.bfloat16):
+        # TF's half kernels round partial sums: add in float32 and round once, as the
+        # convolutions of NumPy, torch and XLA do
+        y = conv(*(None if t is None else tf.cast(t, tf.float32) for t in (x, w, b)),
+                 strides, padding, dilations, groups, layout, shifted)
+        return tf.cast(y, x.dtype)
     n = len(strides)
     x = to_channels_last(x, layout)
     if layout == "channels_first":  # (O, I/g, *K) -> (*K, I/g, O)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 from differential import run_compiled
@@ -309,3 +310,53 @@ def test_sign_of_an_infinite_complex_is_pinned(target: str) -> None:
     got = run("sign", [c64(complex(inf, 3), 3 - 4j)], {}, target)
     first = 1 + 0j if target == "numpy" else complex(nan, nan)
     np.testing.assert_array_equal(got, c64(first, 0.6 - 0.8j))
+
+
+HALF_BITS = {"float16": 10, "bfloat16": 7}
+"""Mantissa bits of the half floats: one unit in the last place is 2**(e - bits)."""
+SUMS = {
+    "sum": ({"axis": (1,), "keepdims": False}, lambda x: x.sum(1)),
+    "mean": ({"axis": (1,), "keepdims": True}, lambda x: x.mean(1, keepdims=True)),
+    "cumsum": ({"axis": 1}, lambda x: x.cumsum(1)),
+    "var": ({"axis": (1,), "keepdims": False, "correction": 1.0}, lambda x: x.var(1, ddof=1)),
+    "std": ({"axis": (1,), "keepdims": False, "correction": 0.0}, lambda x: x.std(1)),
+    "conv": ({"strides": (1,), "padding": (0, 0), "dilations": (1,), "groups": 8},
+             lambda x, w: np.stack([np.convolve(x[0, c], w[c, 0, ::-1], "valid")
+                                    for c in range(8)])[None]),
+}
+
+
+def half_ulp(exact: np.ndarray, dtype: str) -> np.ndarray:
+    return np.exp2(np.floor(np.log2(np.abs(exact))) - HALF_BITS[dtype])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", HALF_BITS)
+@pytest.mark.parametrize("op", SUMS)
+def test_half_float_sums_add_in_float32_and_round_once(op: str, dtype: str, target: str
+                                                       ) -> None:
+    # 1000 terms: rounding each partial sum to 8 or 11 bits (XLA told the dtype, ml_dtypes,
+    # TF's scans and half kernels) drifts several units; adding in float32 stays within one
+    rng = np.random.default_rng(7)
+    wide = np.dtype(dtype if dtype == "float16" else "float32")
+    x = (1 + rng.random((8, 1000))).astype(wide)
+    operands = [x[None] if op == "conv" else x]
+    if op == "conv":
+        operands.append((1 + rng.random((8, 1, 60))).astype(wide))
+    operands = [o if dtype == "float16" else o.astype(ml_dtypes.bfloat16) for o in operands]
+    attrs, exact_of = SUMS[op]
+    exact = exact_of(*(o.astype(np.float64) for o in operands))
+    got = run(op, operands, attrs, target)
+    assert got.dtype == operands[0].dtype
+    err = np.abs(got.astype(np.float64) - exact) / half_ulp(exact, dtype)
+    assert err.max() <= 1, f"{err.max():.1f} units off"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_float16_division_by_a_broadcast_operand_is_correctly_rounded(target: str) -> None:
+    # XLA multiplies by the reciprocal rounded to float16 instead (a softmax's last step)
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((64, 300)).astype(np.float16), \
+        rng.standard_normal((64, 1)).astype(np.float16)
+    want = (x.astype(np.float64) / y.astype(np.float64)).astype(np.float16)
+    np.testing.assert_array_equal(run("divide", [x, y], {}, target), want)

@@ -21,7 +21,15 @@ from . import reference_recurrent as R
 from . import reference_special as S
 from . import reference_strings as T
 from . import resample
-from .numpy_api import MATRIX_ORD, NUMPY_API_RULES, pad_rule, reduce_call, slice_rule, solve
+from .numpy_api import (
+    AS_TYPE,
+    MATRIX_ORD,
+    NUMPY_API_RULES,
+    pad_rule,
+    reduce_call,
+    slice_rule,
+    solve,
+)
 from .numpy_fft import FFT_API_RULES
 from .reference_strings import STRING_RULES
 from .rules import (
@@ -30,6 +38,7 @@ from .rules import (
     OpContext,
     Rule,
     RuleTable,
+    accumulated,
     collect_helpers,
     elementwise_calls,
 )
@@ -114,9 +123,9 @@ NUMPY_RULES: dict[str, Rule] = {
     "clip": _cast("np.clip({x}, {min}, {max})"),
     "linspace": "np.linspace({start}, {stop}, {num}, endpoint={endpoint}).astype({dtype})",
     "one_hot": "one_hot({indices}, {depth}, {axis}, {dtype})",
-    "mean": reduce_call("mean", ", dtype={out_dtype}"),
-    "var": reduce_call("var", ", ddof={correction}, dtype={out_dtype}"),
-    "std": reduce_call("std", ", ddof={correction}, dtype={out_dtype}"),
+    **{op: accumulated(reduce_call(op, extra), AS_TYPE) for op, extra in (
+        ("mean", ", dtype={out_dtype}"), ("var", ", ddof={correction}, dtype={out_dtype}"),
+        ("std", ", ddof={correction}, dtype={out_dtype}"))},
     "argmax": f"np.asarray({reduce_call('argmax')}, dtype=np.int64)",
     "argmin": f"np.asarray({reduce_call('argmin')}, dtype=np.int64)",
     "split": "np.split({x}, np.cumsum({sizes})[:-1].tolist(), axis={axis})",

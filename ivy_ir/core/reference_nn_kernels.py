@@ -37,7 +37,10 @@ def pool_windows(xp, kernel, strides, dilations, outs):
 
 
 def conv(x, w, b, strides, padding, dilations, groups, layout):
-    n = x.ndim - 2
+    # half floats add in float32 and round once (NumPy's einsum takes no bfloat16)
+    dtype, n = x.dtype, x.ndim - 2
+    if dtype.name in ("float16", "bfloat16"):
+        x, w = x.astype(np.float32), w.astype(np.float32)
     x = channels_first(x, layout)
     if layout != "channels_first":
         w = np.transpose(w, (n + 1, n) + tuple(range(n)))
@@ -55,7 +58,7 @@ def conv(x, w, b, strides, padding, dilations, groups, layout):
     y = y.reshape((x.shape[0], w.shape[0]) + tuple(outs))
     if b is not None:
         y = y + b.reshape((1, -1) + (1,) * n)
-    return channels_restore(y.astype(x.dtype, copy=False), layout)
+    return channels_restore(y.astype(dtype, copy=False), layout)
 
 
 def conv_transpose(x, w, b, strides, padding, output_padding, dilations, groups, layout):

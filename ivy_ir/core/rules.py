@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from xdsl.ir import BlockArgument, SSAValue
 
 from ..dialect import COMPOSITE, ELEMENTWISE, SPECS, FusedOp, IvyOp, TensorSpec
+from ..dialect.dtypes import HALF
 from ..dialect.symbolic import SymDim
 from ..dialect.types import INT64_MAX, INT64_MIN, STORAGE_INT_BITS
 
@@ -152,10 +153,29 @@ def expression(op: IvyOp, table: RuleTable, name_of: Callable[[SSAValue], str],
             in_types[a.name] = None if g is None else TensorSpec.from_xdsl(g.type)
     ctx = OpContext(op, table, args, op.attr_values(), in_types,
                     [TensorSpec.from_xdsl(r.type) for r in op.results], emission)
-    expr = rule(ctx) if callable(rule) else rule.format(**ctx.fields())
+    expr = render(rule, ctx)
     if len(ctx.out_types) == 1 and ctx.out.rank == 0 and not spec.variadic_results:
         expr = table.scalar.format(expr)
     return expr
+
+
+def render(rule: Rule, ctx: OpContext) -> str:
+    return rule(ctx) if callable(rule) else rule.format(**ctx.fields())
+
+
+def accumulated(rule: Rule, cast: str) -> Rule:
+    """`rule` of a sum, mean or running sum, which in float16/bfloat16 adds in float32
+    and rounds once, as torch's kernels do: XLA told the dtype, TF's scans and
+    ml_dtypes round every partial sum to 8 or 11 bits, several units off after a few
+    hundred terms (docs/semantics.md). `cast` spells a conversion of `{x}` to `{dtype}`."""
+    def rule_(c: OpContext) -> str:
+        if c.out.dtype not in HALF:
+            return render(rule, c)
+        wide = c.target.dtype("float32")
+        f32 = replace(c, args={**c.args, "x": cast.format(x=c.args["x"], dtype=wide)},
+                      out_types=[c.out.with_(dtype="float32")])
+        return cast.format(x=render(rule, f32), dtype=c.target.dtype(c.out.dtype))
+    return rule_
 
 
 def reshape_target(shape: tuple[int | None, ...]) -> tuple[int | None, ...]:
