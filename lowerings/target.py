@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.core.rules import OpContext, Rule, RuleTable
+from ivy_ir.core.rules import OpContext, Rule, RuleTable, render
 from ivy_ir.dialect import IvyOp, TensorSpec
 
 
@@ -73,11 +73,11 @@ class Widening:
             name = c.op.SPEC.name
             dtypes = set(_dtypes(c))
             if not self.applies(name, dtypes, c.attrs):
-                return _render(rule, c)
+                return render(rule, c)
             same = self.same_width
             if same is not None and dtypes & same.dtypes:
-                return self._back(_render(same.rules.get(name, rule), self._wide(c)), c)
-            return self._back(_render(rule, self._wide(c)), c)
+                return self._back(render(same.rules.get(name, rule), self._wide(c)), c)
+            return self._back(render(rule, self._wide(c)), c)
         return widened
 
     def _convert(self, expr: str, narrow: str, up: bool, c: OpContext) -> str:
@@ -145,9 +145,6 @@ def _dtypes(c: OpContext) -> Iterable[str]:
                 yield s.dtype
     yield from (t.dtype for t in c.out_types)
 
-
-def _render(rule: Rule, c: OpContext) -> str:
-    return rule(c) if callable(rule) else rule.format(**c.fields())
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,6 +25,7 @@ from ivy_ir.core.rules import (
     collect_helpers,
     elementwise_calls,
     literal,
+    render,
     slice_parts,
 )
 from ivy_ir.dialect import dtype_name
@@ -74,9 +75,6 @@ ops (+, -, *, matmul) give the same bits once cast back; data moves exactly."""
 NARROW = frozenset(WIDER)
 
 
-def _render(rule: Rule, c: OpContext) -> str:
-    return rule(c) if callable(rule) else rule.format(**c.fields())
-
 
 def _widened(rule: Rule, narrow: frozenset[str] = NARROW) -> Rule:
     """TF has no int8/int16/unsigned kernels for matmul-like ops (nor unsigned pow,
@@ -84,13 +82,13 @@ def _widened(rule: Rule, narrow: frozenset[str] = NARROW) -> Rule:
     is exact (wrapping mod 2**32 or 2**64, then mod the narrow width)."""
     def widened(c: OpContext) -> str:
         if c.out.dtype not in narrow:
-            return _render(rule, c)
+            return render(rule, c)
         args, wide = {}, f"tf.{WIDER[c.out.dtype]}"
         for k, v in c.args.items():
             names = v[1:-1].split(", ") if isinstance(c.in_types[k], list) else [v]
             cast = [f"tf.cast({n}, {wide})" for n in names if n]
             args[k] = f"[{', '.join(cast)}]" if isinstance(c.in_types[k], list) else cast[0]
-        return f"tf.cast({_render(rule, replace(c, args=args))}, {c.target.dtype(c.out.dtype)})"
+        return f"tf.cast({render(rule, replace(c, args=args))}, {c.target.dtype(c.out.dtype)})"
     return widened
 
 
