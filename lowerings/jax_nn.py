@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.core.rules import OpContext, Rule, literal
+from ivy_ir.core.numpy_api import AS_TYPE
+from ivy_ir.core.rules import OpContext, Rule, accumulated, literal
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
 
@@ -251,9 +252,8 @@ NN_RULES: dict[str, Rule] = {
     "softmax": "jax.nn.softmax({x}, axis={axis})",
     "log_softmax": "jax.nn.log_softmax({x}, axis={axis})",
     "linear": _linear,
-    "layer_norm": _layer_norm,
-    "batch_norm": _batch_norm,
-    "group_norm": _group_norm,
+    **{op: accumulated(rule, AS_TYPE) for op, rule in (
+        ("layer_norm", _layer_norm), ("batch_norm", _batch_norm), ("group_norm", _group_norm))},
     "conv": _conv,
     "conv_transpose": _conv_transpose,
     "max_pool": _max_pool,

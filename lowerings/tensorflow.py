@@ -41,7 +41,7 @@ from . import tensorflow_strings as T
 from .emitter import Emission
 from .target import Target
 from .tensorflow_fft import FFT_RULES
-from .tensorflow_nn import NN_RULES
+from .tensorflow_nn import CAST, NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
 from .tensorflow_semantics import SEMANTIC_RULES
 from .tensorflow_storage import CARRIED, astype
@@ -60,7 +60,6 @@ FUSED_KERNELS = {"relu": "tf.nn.relu", "relu6": "tf.nn.relu6", "silu": "tf.nn.si
 BITWISE = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor"}
 SUMS = frozenset({"sum", "mean"})
 """Reductions that add, so add in float32 from half floats (`accumulated`)."""
-CAST = "tf.cast({x}, {dtype})"
 REDUCE = {**{op: f"tf.reduce_{op}" for op in PLAIN_REDUCTIONS},
           "logsumexp": "tf.math.reduce_logsumexp"}
 # float predicates: an integer is never NaN or infinite; a complex number is NaN or
@@ -118,6 +117,14 @@ def _reduce(fn: str) -> Rule:
             x = f"tf.cast({x}, tf.bool)"
         return f"{fn}({x}, axis={c.lit('axis')}, keepdims={c.lit('keepdims')})"
     return rule
+
+
+def _argwhere(c: OpContext) -> str:
+    """TF's Where has no half-float kernel (it tests `x != 0` itself) and takes no 0-d
+    condition: a 1-element one gives the (count, 0) result."""
+    x, t = c.args["x"], c.in_types["x"]
+    x = x if t.dtype == "bool" else f"tf.math.not_equal({x}, 0)"
+    return f"tf.where({x})" if t.rank else f"tf.where(tf.reshape({x}, [1]))[:, :0]"
 
 
 def _predicate(c: OpContext) -> str:
@@ -373,9 +380,7 @@ TF_RULES: dict[str, Rule] = {
     "sort": _sort,
     "argsort": _sort,
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
-    # TF's Where takes no 0-d condition: a 1-element one gives the (count, 0) result
-    "argwhere": lambda c: f"tf.where({c.args['x']})" if c.in_types['x'].rank else
-    f"tf.where(tf.reshape({c.args['x']}, [1]))[:, :0]",
+    "argwhere": _argwhere,
     **DATA_KERNEL_CALLS,
     "embedding": "tf.nn.embedding_lookup({weight}, {indices})",
     **FFT_RULES,

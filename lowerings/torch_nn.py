@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ivy_ir.core.rules import OpContext, Rule, literal
+from ivy_ir.core.rules import OpContext, Rule, accumulated, literal
 from ivy_ir.dialect.types import FLOATS
 
 
@@ -134,16 +134,25 @@ def _batch_norm(c: OpContext) -> str:
     if not (c.is_buffer("mean") and c.is_buffer("var")):
         # F.batch_norm has no gradient for its statistics: when they are computed values
         # or inputs rather than buffers, write the inference formula so gradients flow
-        shape = literal((-1,) + (1,) * (c.in_types["x"].rank - axis - 1))
-        y = f"({f['x']} - {f['mean']}.reshape({shape})) * torch.rsqrt({f['var']}" \
-            f".reshape({shape}) + {f['eps']})"
-        if c.in_types["weight"] is not None:
-            y = f"{y} * {f['weight']}.reshape({shape})"
-        return y if c.in_types["bias"] is None else f"{y} + {f['bias']}.reshape({shape})"
+        return _BATCH_NORM_FORMULA(c)
     x = f["x"] if axis == 1 else f"torch.movedim({f['x']}, {axis}, 1)"
     call = f"F.batch_norm({x}, {f['mean']}, {f['var']}, {f['weight']}, {f['bias']}, " \
         f"training=False, eps={f['eps']})"
     return call if axis == 1 else f"torch.movedim({call}, 1, {axis})"
+
+
+def _batch_norm_formula(c: OpContext) -> str:
+    f, axis = c.fields(), c.attrs["axis"]
+    shape = literal((-1,) + (1,) * (c.in_types["x"].rank - axis - 1))
+    y = f"({f['x']} - {f['mean']}.reshape({shape})) * torch.rsqrt({f['var']}" \
+        f".reshape({shape}) + {f['eps']})"
+    if c.in_types["weight"] is not None:
+        y = f"{y} * {f['weight']}.reshape({shape})"
+    return y if c.in_types["bias"] is None else f"{y} + {f['bias']}.reshape({shape})"
+
+
+_BATCH_NORM_FORMULA = accumulated(_batch_norm_formula, "{x}.to({dtype})")
+"""In float32 from half floats, as F.batch_norm computes (one rounding)."""
 
 
 def _group_norm(c: OpContext) -> str:

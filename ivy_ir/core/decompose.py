@@ -233,11 +233,16 @@ def decompose_ops(root: Operation, names: frozenset[str] | set[str] = COMPOSITE,
         todo = pending()
 
 
+NORMALIZATIONS = frozenset({"layer_norm", "rms_norm", "batch_norm", "group_norm"})
+"""Composites that, beside the elementwise ones, compute in float32 from half floats:
+statistics rounded to 8 or 11 bits leave the result 4-30 units off (docs/semantics.md)."""
+
+
 def _expand(op: IvyOp) -> None:
     block = op.parent_block()
     assert block is not None
     graph = Graph(block, before=op, location=op.location, allow_params=False)
-    half = op.SPEC.has("elementwise") and any(
+    half = (op.SPEC.has("elementwise") or op.SPEC.name in NORMALIZATIONS) and any(
         TensorSpec.from_xdsl(r.type).dtype in HALF for r in op.results)
     args = [None if g is None else [_arg(v, graph, half) for v in g] if isinstance(g, list)
             else _arg(g, graph, half) for g in op.operand_groups()]
@@ -256,7 +261,7 @@ def _expand(op: IvyOp) -> None:
 
 
 def _arg(value: SSAValue, graph: Graph, half: bool) -> Tracer:
-    """An operand of an expansion; a float16/bfloat16 one of an elementwise op in
-    float32, which its expansion's several ops then compute in."""
+    """An operand of an expansion; a float16/bfloat16 one of an elementwise op or a
+    normalization in float32, which its expansion's several ops then compute in."""
     t = Tracer(value, graph)
     return F.astype(t, dtype="float32") if half and t.dtype in HALF else t

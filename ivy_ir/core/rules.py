@@ -164,17 +164,24 @@ def render(rule: Rule, ctx: OpContext) -> str:
 
 
 def accumulated(rule: Rule, cast: str) -> Rule:
-    """`rule` of a sum, mean or running sum, which in float16/bfloat16 adds in float32
-    and rounds once, as torch's kernels do: XLA told the dtype, TF's scans and
+    """`rule` of a sum, a mean or a normalization, which in float16/bfloat16 computes in
+    float32 and rounds once, as torch's kernels do: XLA told the dtype, TF's scans and
     ml_dtypes round every partial sum to 8 or 11 bits, several units off after a few
-    hundred terms (docs/semantics.md). `cast` spells a conversion of `{x}` to `{dtype}`."""
+    hundred terms, and a layer norm's statistics so rounded are 10-30 units off
+    (docs/semantics.md). `cast` spells a conversion of `{x}` to `{dtype}`."""
     def rule_(c: OpContext) -> str:
-        if c.out.dtype not in HALF:
+        if c.out.dtype not in HALF or len(c.out_types) > 1:
             return render(rule, c)
         wide = c.target.dtype("float32")
-        f32 = replace(c, args={**c.args, "x": cast.format(x=c.args["x"], dtype=wide)},
-                      out_types=[c.out.with_(dtype="float32")])
-        return cast.format(x=render(rule, f32), dtype=c.target.dtype(c.out.dtype))
+        half = {k for k, t in c.in_types.items()
+                if isinstance(t, TensorSpec) and t.dtype in HALF}
+        f32 = replace(
+            c, args={k: cast.format(x=v, dtype=wide) if k in half else v
+                     for k, v in c.args.items()},
+            in_types={k: t.with_(dtype="float32") if k in half else t
+                      for k, t in c.in_types.items()},
+            out_types=[c.out.with_(dtype="float32")])
+        return cast.format(x=f"({render(rule, f32)})", dtype=c.target.dtype(c.out.dtype))
     return rule_
 
 
