@@ -23,6 +23,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect import CONTROL, OP_CLASSES, SPECS, TensorSpec
 from ivy_ir.dialect.spec import GROUPED_CLASSES
 from ivy_ir.dialect.types import CLASS_MEMBERS, COMPLEX
+from lowerings.runtime import host_array
 
 NEW_DTYPES = ("uint16", "uint32", "uint64", "complex64", "complex128")
 # ops whose example needs an attribute naming the dtype instead of an operand of it
@@ -109,8 +110,7 @@ def program(names: list[str], dtype: str) -> tuple[Module, list[np.ndarray], lis
 
 def run(module: Module, inputs: list[np.ndarray], target: str) -> list[np.ndarray]:
     out = ivy_ir.lower(module, target=target)(*inputs)
-    items = out if isinstance(out, (list, tuple)) else [out]
-    return [np.asarray(o.detach().cpu() if hasattr(o, "detach") else o) for o in items]
+    return [host_array(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
 
 def compare(got: np.ndarray, want: np.ndarray, what: str) -> None:

@@ -38,7 +38,13 @@ def recurrent_cell(kind, xp, states, w_hh, b_hh, w_hr):
 
 def recurrent_layers(kind, x, init, weights, num_layers, bidirectional, has_biases,
                      batch_first):
-    """The whole layer: (out, *final states), each state (layers * directions, B, size)."""
+    """The whole layer: (out, *final states), each state (layers * directions, B, size).
+    Half floats compute in float32 and round once (ml_dtypes' bfloat16 products come
+    back as float32 anyway)."""
+    dtype = x.dtype
+    if dtype.name in ("float16", "bfloat16"):
+        x, init = x.astype(np.float32), [s.astype(np.float32) for s in init]
+        weights = [w.astype(np.float32) for w in weights]
     dirs = 2 if bidirectional else 1
     per = len(weights) // (num_layers * dirs)
     seq = np.swapaxes(x, 0, 1) if batch_first else x
@@ -60,4 +66,5 @@ def recurrent_layers(kind, x, init, weights, num_layers, bidirectional, has_bias
             for f, s in zip(finals, states):
                 f[k] = s
         seq = np.concatenate(outs, axis=-1)
-    return (np.swapaxes(seq, 0, 1) if batch_first else seq, *finals)
+    out = np.swapaxes(seq, 0, 1) if batch_first else seq
+    return tuple(r.astype(dtype, copy=False) for r in (out, *finals))
