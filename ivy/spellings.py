@@ -10,6 +10,7 @@ shapes, fft); everything else comes from the target's lowering rules (`native.py
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -156,13 +157,30 @@ NUMPY_SPELLINGS = {
        if numpy.dtype(numpy.intp) == numpy.int64 else {}),
 }
 
+def _default_integer(dtype: Any) -> Any:
+    """The standard's `cumulative_prod` dtype for `dtype` when none is given: an integer
+    narrower than JAX's default one of its signedness widens to it (jnp.cumulative_prod
+    keeps uint8 and int8 where its cumulative_sum widens them); others stay."""
+    if dtype.kind not in "iub":
+        return dtype
+    canonical = sys.modules["jax"].dtypes.canonicalize_dtype  # loaded: the backend is jax
+    wide = canonical(numpy.uint64 if dtype.kind == "u" else numpy.int64)
+    return wide if dtype.kind == "b" or dtype.itemsize < wide.itemsize else dtype
+
+
+JAX_SPELLINGS = {
+    "linspace": BATCHED_LINSPACE.format(ns="jnp"),
+    **_as_lists("jnp"),
+    "cumulative_prod": ("jnp.cumulative_prod(x, axis=axis, dtype=_default_integer(x.dtype) "
+                        "if dtype is None else _dt(dtype), include_initial=include_initial)"),
+}
+
 BACKENDS: dict[str, Backend] = {
     "numpy": Backend("numpy", "", "np", ("numpy",), _numpy_like,
                      passthrough=True, own_spellings=NUMPY_SPELLINGS,
                      hands_back=lambda f, fn: isinstance(f, (numpy.ufunc, type(numpy.where)))),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
-                   own_spellings={"linspace": BATCHED_LINSPACE.format(ns="jnp"),
-                                  **_as_lists("jnp")}),
+                   own_spellings=JAX_SPELLINGS, kernels={"_default_integer": _default_integer}),
     "torch": Backend("torch", "", "torch", ("torch",), _torch, own_spellings=TORCH_SPELLINGS,
                      kernels=TORCH_KERNELS, skip_rules=TORCH_SKIP_RULES,
                      hands_back=_torch_builtin),

@@ -55,3 +55,17 @@ def test_a_dtype_the_backend_lacks_is_refused_by_name(backend, dtype):
             ivy.astype(x, dtype)
         with pytest.raises(TypeError, match=f"has no dtype '{dtype}'"):
             ivy.zeros((2,), dtype=dtype)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_running_sums_and_products_widen_small_integers_alike(backend):
+    # the standard gives both the default integer of x's signedness (JAX's own
+    # cumulative_prod keeps uint8 and int8 while its cumulative_sum widens them)
+    with getattr(ivy, backend).use:
+        for dtype in ("uint8", "int8", "int16", "bool"):
+            x = ivy.asarray(np.array([1, 2, 3]).astype(dtype))
+            sums, prods = ivy.cumulative_sum(x), ivy.cumulative_prod(x, include_initial=True)
+            assert prods.dtype == sums.dtype == ivy.sum(x).dtype, (dtype, prods.dtype)
+            want = np.cumprod(np.array([1, 1, 2, 3]).astype(dtype).astype(np.int64))
+            np.testing.assert_array_equal(ivy.to_numpy(prods), want)
+            assert ivy.cumulative_prod(x, dtype=ivy.int16).dtype == ivy.int16
