@@ -29,6 +29,7 @@ from ivy_ir.core.rules import (
     slice_parts,
 )
 from ivy_ir.dialect import dtype_name
+from ivy_ir.dialect.dtypes import HALF
 from ivy_ir.dialect.types import COMPLEX, INTS, STORAGE, UNSIGNED
 
 from . import tensorflow_control as C
@@ -117,6 +118,11 @@ def _reduce(fn: str) -> Rule:
             x = f"tf.cast({x}, tf.bool)"
         return f"{fn}({x}, axis={c.lit('axis')}, keepdims={c.lit('keepdims')})"
     return rule
+
+
+def _nextafter(c: OpContext) -> str:
+    fn = "nextafter_bits" if c.out.dtype in HALF else "tf.math.nextafter"
+    return f"{fn}({c.args['x']}, {c.args['y']})"
 
 
 def _argwhere(c: OpContext) -> str:
@@ -381,6 +387,7 @@ TF_RULES: dict[str, Rule] = {
     "argsort": _sort,
     "top_k": "top_k({x}, {k}, {axis}, {largest})",
     "argwhere": _argwhere,
+    "nextafter": _nextafter,
     **DATA_KERNEL_CALLS,
     "embedding": "tf.nn.embedding_lookup({weight}, {indices})",
     **FFT_RULES,

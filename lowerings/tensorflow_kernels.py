@@ -13,10 +13,26 @@ import tensorflow as tf
 
 __all__ = [
     "attention", "column_signs", "diagonal", "edge_pad", "eigh", "float_remainder",
-    "floor_divide", "layer_norm", "matrix_norm", "move_last",
+    "floor_divide", "layer_norm", "matrix_norm", "move_last", "nextafter_bits",
     "random_uniform", "solve", "svd", "take_along_axis", "top_k", "tri", "variance",
     "vector_norm",
 ]
+
+
+def nextafter_bits(x, y):
+    # one step of x's own half-float dtype toward y, on its 16 bits (tf.math.nextafter
+    # takes float32/float64 only): away from zero is +1 on the bits read as int16
+    # whatever the sign; from a zero, the least subnormal of y's sign; x == y gives y
+    # (so the sign of a zero is y's), and NaN either side gives NaN
+    shape = tf.broadcast_dynamic_shape(tf.shape(x), tf.shape(y))
+    x, y = tf.broadcast_to(x, shape), tf.broadcast_to(y, shape)
+    bits = tf.bitcast(x, tf.int16)
+    away = (y > x) == (x > 0)
+    step = tf.bitcast(bits + tf.where(away, tf.ones_like(bits), -tf.ones_like(bits)), x.dtype)
+    tiny = tf.bitcast(tf.ones_like(bits), x.dtype)
+    out = tf.where(x == 0, tf.where(y > 0, tiny, -tiny), step)
+    out = tf.where(x == y, y, out)
+    return tf.where(tf.math.is_nan(x) | tf.math.is_nan(y), x + y, out)
 
 
 def float_remainder(x, y):

@@ -384,3 +384,21 @@ def test_float16_division_by_a_broadcast_operand_is_correctly_rounded(target: st
         rng.standard_normal((64, 1)).astype(np.float16)
     want = (x.astype(np.float64) / y.astype(np.float64)).astype(np.float16)
     np.testing.assert_array_equal(run("divide", [x, y], {}, target), want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", HALF_BITS)
+def test_nextafter_steps_one_unit_of_the_half_dtype(dtype: str, target: str) -> None:
+    # TF has no half kernel: its rule steps the bits; zeros, infinities, the largest
+    # finite value, NaN and equal operands, broadcast
+    half = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    top = float(ml_dtypes.finfo(half).max)
+    x = np.array([[0, -0.0, 1, -1, top, inf, -inf, nan, 2, 3]], np.float32).astype(half)
+    y = np.array([[1], [-1], [0], [nan], [inf], [-0.0]], np.float32).astype(half)
+    with np.errstate(all="ignore"):  # C's rule: x == y gives y (NumPy's float16 gives x)
+        want = np.where(x == y, y, np.nextafter(x, y))
+    got = run("nextafter", [x, y], {}, target)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(np.uint16)[~np.isnan(want)],
+                                  want.view(np.uint16)[~np.isnan(want)])
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))

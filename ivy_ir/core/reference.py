@@ -89,6 +89,15 @@ def _cbrt(c: OpContext) -> str:
     return f"np.cbrt({x}.astype(np.float64)).astype({c.target.dtype(c.out.dtype)})"
 
 
+def _nextafter(c: OpContext) -> str:
+    """x == y gives y, as C's nextafter (and the standard): NumPy's float16 loop gives x,
+    so -0.0 toward +0.0 stayed -0.0."""
+    x, y = c.args["x"], c.args["y"]
+    if c.out.dtype != "float16":
+        return f"np.nextafter({x}, {y})"
+    return f"np.where({x} == {y}, {y}, np.nextafter({x}, {y}))"
+
+
 def _astype(c: OpContext) -> str:
     """A storage float reads into another kind through float32 (`STORAGE_FLOATS`)."""
     x, src, dst = c.args["x"], c.in_types["x"].dtype, c.out.dtype
@@ -118,6 +127,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "complex": "np.stack(np.broadcast_arrays({re}, {im}), axis=-1).view({out_dtype})[..., 0]",
     **FFT_API_RULES,
     "bitcast": "{x}.view({dtype})",
+    "nextafter": _nextafter,
     # a writable array of its own, never a view of x
     "broadcast_to": "np.broadcast_to({x}, {shape}).copy()",
     "clip": _cast("np.clip({x}, {min}, {max})"),
