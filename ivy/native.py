@@ -43,7 +43,9 @@ _FORMATTER = string.Formatter()
 
 def render_rule(fn: FacadeFn, rule: Rule | None, ns: str) -> str | None:
     """`rule` with `fn`'s parameter names as its fields, or None when it does not fit
-    (a callable rule, a field no parameter gives, a parameter the rule would drop)."""
+    (a callable rule, a field no parameter gives, a parameter the rule would drop).
+    A callable rule with a `plain` form (`rules.accumulated`) renders that."""
+    rule = getattr(rule, "plain", rule)
     if fn.spec is None or not isinstance(rule, str):
         return None
     registry = {a.name: a for a in fn.spec.attrs}

@@ -174,9 +174,10 @@ def host_array(value: Any) -> np.ndarray:
         if name == "bfloat16" or name in STORAGE:  # NumPy knows them through ml_dtypes
             bits = value.view(getattr(sys.modules["torch"], f"uint{value.itemsize * 8}"))
             return bits.numpy().view(numpy_dtype(name))
-    # a 0-d TF tensor of an ml_dtypes dtype hands NumPy a scalar from `__array__`
-    numpy = getattr(value, "numpy", None)
-    array = np.asarray(numpy() if callable(numpy) else value)
+    try:
+        array = np.asarray(value)
+    except ValueError:  # a 0-d TF tensor of an ml_dtypes dtype: `__array__` gives a scalar
+        array = np.asarray(value.numpy())
     if array.dtype == object and array.size and isinstance(array.flat[0], bytes):
         # TF's text is UTF-8 bytes; the IR's `string` elements are `str` (as NumPy's)
         return np.vectorize(lambda b: b.decode("utf-8"), otypes=[object])(array)

@@ -168,7 +168,9 @@ def accumulated(rule: Rule, cast: str) -> Rule:
     float32 and rounds once, as torch's kernels do: XLA told the dtype, TF's scans and
     ml_dtypes round every partial sum to 8 or 11 bits, several units off after a few
     hundred terms, and a layer norm's statistics so rounded are 10-30 units off
-    (docs/semantics.md). `cast` spells a conversion of `{x}` to `{dtype}`."""
+    (docs/semantics.md). `cast` spells a conversion of `{x}` to `{dtype}`. The rule
+    keeps `rule` as its `plain` form, which the `ivy` facade's eager functions call
+    (a framework's own eager kernel, as for every other op)."""
     def rule_(c: OpContext) -> str:
         if c.out.dtype not in HALF or len(c.out_types) > 1:
             return render(rule, c)
@@ -182,6 +184,7 @@ def accumulated(rule: Rule, cast: str) -> Rule:
                       for k, t in c.in_types.items()},
             out_types=[c.out.with_(dtype="float32")])
         return cast.format(x=f"({render(rule, f32)})", dtype=c.target.dtype(c.out.dtype))
+    rule_.plain = rule  # type: ignore[attr-defined]
     return rule_
 
 
