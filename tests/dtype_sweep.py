@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from op_examples import example
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -23,6 +24,7 @@ from ivy_ir.core.module import Module
 from ivy_ir.dialect import CONTROL, OP_CLASSES, SPECS, TensorSpec
 from ivy_ir.dialect.spec import GROUPED_CLASSES
 from ivy_ir.dialect.types import CLASS_MEMBERS, COMPLEX
+from lowerings import LoweringError
 from lowerings.runtime import host_array
 
 NEW_DTYPES = ("uint16", "uint32", "uint64", "complex64", "complex128")
@@ -106,6 +108,18 @@ def program(names: list[str], dtype: str) -> tuple[Module, list[np.ndarray], lis
     fn = func.FuncOp("main", ([a.type for a in block.args], [r.type for r in results]),
                      Region(block))
     return Module(ModuleOp([fn]), returns_sequence=True), inputs, labels
+
+
+def supported(names: list[str], dtype: str, target: str) -> list[str]:
+    """`names` less the ops the registry declares `target` unable to run in `dtype`,
+    after checking that a program of those fails to compile, naming each of them."""
+    gaps = [n for n in names if dtype in SPECS[n].unsupported.get(target, ())]
+    if gaps:
+        module, inputs, _ = program(gaps, dtype)
+        with pytest.raises(LoweringError) as err:
+            run(module, inputs, target)
+        assert all(f"ivy.{n} in " in str(err.value) for n in gaps)
+    return [n for n in names if n not in gaps]
 
 
 def run(module: Module, inputs: list[np.ndarray], target: str) -> list[np.ndarray]:

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from dtype_sweep import NEW_DTYPES, SKIPPED, compare, ops_for, program, run
+from dtype_sweep import NEW_DTYPES, SKIPPED, compare, ops_for, program, run, supported
 
 import ivy_ir
 from ivy_ir.core.tracer import OPS as F
@@ -175,14 +175,7 @@ def test_every_op_in_the_dtype(dtype: str, target: str) -> None:
     """Every op whose class admits `dtype` in one program per target: the ones the
     registry declares unsupported fail to compile, all named at once; the others give
     NumPy's values."""
-    names = ops_for(dtype)
-    gaps = [n for n in names if dtype in SPECS[n].unsupported.get(target, ())]
-    if gaps:
-        module, inputs, _ = program(gaps, dtype)
-        with pytest.raises(LoweringError) as err:
-            run(module, inputs, target)
-        assert all(f"ivy.{n} in " in str(err.value) for n in gaps)
-    names = [n for n in names if n not in gaps and (target, n) not in TIE_ORDER]
+    names = [n for n in supported(ops_for(dtype), dtype, target) if (target, n) not in TIE_ORDER]
     module, inputs, labels = program(names, dtype)
     want = run(module, inputs, "numpy")
     got = run(module, inputs, target)

@@ -10,11 +10,9 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
-from dtype_sweep import ops_for, program, run
+from dtype_sweep import ops_for, program, run, supported
 
-from ivy_ir.dialect import SPECS
 from ivy_ir.dialect.infer import InferError
-from lowerings import LoweringError
 
 TARGETS = ["numpy", "jax", "torch", "tensorflow"]
 HALF = {"float16": (np.float16, 10), "bfloat16": (ml_dtypes.bfloat16, 7)}
@@ -52,15 +50,9 @@ def _units(got: np.ndarray, want32: np.ndarray, bits: int) -> float:
 @pytest.mark.parametrize("dtype", HALF)
 def test_every_float_op_in_half_rounds_like_float32(dtype: str, target: str) -> None:
     kind, bits = HALF[dtype]
-    names = [n for n in ops_for(dtype) if n not in STRUCTURED and _typed(n, dtype)]
-    gaps = [n for n in names if dtype in SPECS[n].unsupported.get(target, ())]
-    if gaps:
-        module, inputs, _ = program(gaps, dtype)
-        with pytest.raises(LoweringError) as err:
-            run(module, inputs, target)
-        assert all(f"ivy.{n} in " in str(err.value) for n in gaps)
-    names = [n for n in names if n not in gaps and (target, n, dtype) not in LOOSE
-             and n in ops_for("float32")]
+    names = supported([n for n in ops_for(dtype) if n not in STRUCTURED and _typed(n, dtype)],
+                      dtype, target)
+    names = [n for n in names if (target, n, dtype) not in LOOSE and n in ops_for("float32")]
     module, inputs, labels = program(names, dtype)
     wide, wide_inputs, _ = program(names, "float32")
     # the same draws: the float32 program reads the half inputs widened
