@@ -44,7 +44,7 @@ _FORMATTER = string.Formatter()
 def render_rule(fn: FacadeFn, rule: Rule | None, ns: str) -> str | None:
     """`rule` with `fn`'s parameter names as its fields, or None when it does not fit
     (a callable rule, a field no parameter gives, a parameter the rule would drop).
-    A callable rule with a `plain` form (`rules.accumulated`) renders that."""
+    A callable rule with a `plain` form (`rules.rounded_once`) renders that."""
     rule = getattr(rule, "plain", rule)
     if fn.spec is None or not isinstance(rule, str):
         return None

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ivy_ir.core.numpy_api import AS_TYPE
-from ivy_ir.core.rules import OpContext, Rule, accumulated, literal
+from ivy_ir.core.rules import OpContext, Rule, literal, rounded_once
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
 
 
@@ -252,7 +252,7 @@ NN_RULES: dict[str, Rule] = {
     "softmax": "jax.nn.softmax({x}, axis={axis})",
     "log_softmax": "jax.nn.log_softmax({x}, axis={axis})",
     "linear": _linear,
-    **{op: accumulated(rule, AS_TYPE) for op, rule in (
+    **{op: rounded_once(rule, AS_TYPE) for op, rule in (
         ("layer_norm", _layer_norm), ("batch_norm", _batch_norm), ("group_norm", _group_norm))},
     "conv": _conv,
     "conv_transpose": _conv_transpose,

@@ -21,11 +21,11 @@ from ivy_ir.core.rules import (
     PLAIN_REDUCTIONS,
     OpContext,
     Rule,
-    accumulated,
     collect_helpers,
     elementwise_calls,
     literal,
     render,
+    rounded_once,
     slice_parts,
 )
 from ivy_ir.dialect import dtype_name
@@ -60,7 +60,7 @@ FUSED_KERNELS = {"relu": "tf.nn.relu", "relu6": "tf.nn.relu6", "silu": "tf.nn.si
 """Composite ops with a fused TF kernel of the same semantics."""
 BITWISE = {"bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor"}
 SUMS = frozenset({"sum", "mean"})
-"""Reductions that add, so add in float32 from half floats (`accumulated`)."""
+"""Reductions that add, so add in float32 from half floats (`rounded_once`)."""
 REDUCE = {**{op: f"tf.reduce_{op}" for op in PLAIN_REDUCTIONS},
           "logsumexp": "tf.math.reduce_logsumexp"}
 # float predicates: an integer is never NaN or infinite; a complex number is NaN or
@@ -311,7 +311,7 @@ TF_RULES: dict[str, Rule] = {
     "pow": _widened("tf.math.pow({x}, {y})", UNSIGNED),
     "negative": _widened("tf.math.negative({x})", UNSIGNED),
     **{k: _bitwise(f"tf.bitwise.bitwise_{v}", f"tf.math.logical_{v}") for k, v in BITWISE.items()},
-    **{k: accumulated(_reduce(v), CAST) if k in SUMS else _reduce(v) for k, v in REDUCE.items()},
+    **{k: rounded_once(_reduce(v), CAST) if k in SUMS else _reduce(v) for k, v in REDUCE.items()},
     **dict.fromkeys(PREDICATE, _predicate),
     "abs": _unsigned("tf.math.abs({x})", "tf.identity({x})"),
     "sign": _unsigned("tf.math.sign({x})", "tf.cast({x} > 0, {dtype})"),
@@ -340,9 +340,9 @@ TF_RULES: dict[str, Rule] = {
     "ones_like": "tf.ones_like({x}, dtype={out_dtype})",
     "full_like": _fill,
     # reductions and scans
-    "var": accumulated("variance({x}, {axis}, {keepdims}, {correction})", CAST),
-    "std": accumulated("tf.sqrt(variance({x}, {axis}, {keepdims}, {correction}))", CAST),
-    "cumsum": accumulated("tf.math.cumsum({x}, axis={axis})", CAST),
+    "var": rounded_once("variance({x}, {axis}, {keepdims}, {correction})", CAST),
+    "std": rounded_once("tf.sqrt(variance({x}, {axis}, {keepdims}, {correction}))", CAST),
+    "cumsum": rounded_once("tf.math.cumsum({x}, axis={axis})", CAST),
     "cumprod": "tf.math.cumprod({x}, axis={axis})",
     # shape manipulation
     "reshape": "tf.reshape({x}, {out_shape})",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 
-from ivy_ir.core.rules import LAYER_KERNEL_CALLS, OpContext, Rule, accumulated, literal
+from ivy_ir.core.rules import LAYER_KERNEL_CALLS, OpContext, Rule, literal, rounded_once
 
 CAST = "tf.cast({x}, {dtype})"
-"""A conversion in TF (`accumulated`)."""
+"""A conversion in TF (`rounded_once`)."""
 
 
 def _leaky_relu(c: OpContext) -> str:
@@ -88,8 +88,8 @@ NN_RULES: dict[str, Rule] = {
     "elu": _elu,
     "softplus": _softplus,
     "linear": _linear,
-    "batch_norm": accumulated(_batch_norm, CAST),
-    "layer_norm": accumulated(_layer_norm, CAST),
+    "batch_norm": rounded_once(_batch_norm, CAST),
+    "layer_norm": rounded_once(_layer_norm, CAST),
     **LAYER_KERNEL_CALLS,
     # random: stateless, the key is the seed (the same key gives the same stream)
     "random_uniform": "random_uniform({key}, {shape}, {low}, {high}, {dtype})",

@@ -34,6 +34,7 @@ from ivy_ir.core.rules import (
     elementwise_calls,
     literal,
     native_names,
+    rounded_once,
 )
 from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN, INTS, numpy_dtype
@@ -307,6 +308,8 @@ TORCH_RULES: dict[str, Rule] = {
     "astype": "{x}.to({dtype})",
     "bitcast": "{x}.view({dtype})",
     "erfinv": "torch.special.erfinv({x})",
+    # torch's half-float erf gives 0 below ~1e-5 (erf(x) is 1.13 x there)
+    "erf": rounded_once("torch.erf({x})", "{x}.to({dtype})"),
     "broadcast_to": "torch.broadcast_to({x}, {shape})",
     "where": "torch.where({condition}, {x}, {y})",
     "clip": _clip,

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ivy_ir.core.rules import OpContext, Rule, accumulated, literal
+from ivy_ir.core.rules import OpContext, Rule, literal, rounded_once
 from ivy_ir.dialect.types import FLOATS
 
 
@@ -151,7 +151,7 @@ def _batch_norm_formula(c: OpContext) -> str:
     return y if c.in_types["bias"] is None else f"{y} + {f['bias']}.reshape({shape})"
 
 
-_BATCH_NORM_FORMULA = accumulated(_batch_norm_formula, "{x}.to({dtype})")
+_BATCH_NORM_FORMULA = rounded_once(_batch_norm_formula, "{x}.to({dtype})")
 """In float32 from half floats, as F.batch_norm computes (one rounding)."""
 
 

@@ -10,6 +10,7 @@ gradient to equal the source framework's, for torch -> torch and jax -> jax.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -402,3 +403,16 @@ def test_nextafter_steps_one_unit_of_the_half_dtype(dtype: str, target: str) -> 
     np.testing.assert_array_equal(got.view(np.uint16)[~np.isnan(want)],
                                   want.view(np.uint16)[~np.isnan(want)])
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", HALF_BITS)
+def test_erf_of_tiny_half_floats_is_not_flushed(dtype: str, target: str) -> None:
+    # torch's own half-float erf gives 0 below ~1e-5, where erf(x) is 2x / sqrt(pi)
+    half = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    x = np.array([1e-7, -1e-7, 2e-6, 1e-5, 3e-3, 0.5], np.float32).astype(half)
+    exact = np.array([math.erf(v) for v in x.astype(np.float64)])
+    got = run("erf", [x], {}, target).astype(np.float64)
+    lowest = {"float16": -14, "bfloat16": -126}[dtype]  # below it, subnormal steps
+    unit = np.exp2(np.maximum(np.floor(np.log2(np.abs(exact))), lowest) - HALF_BITS[dtype])
+    assert (np.abs(got - exact) <= unit).all(), (got, exact)

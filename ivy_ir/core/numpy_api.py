@@ -12,13 +12,13 @@ from .rules import (
     PLAIN_REDUCTIONS,
     OpContext,
     Rule,
-    accumulated,
     literal,
+    rounded_once,
     slice_parts,
 )
 
 AS_TYPE = "{x}.astype({dtype})"
-"""A conversion in the NumPy API (`accumulated`)."""
+"""A conversion in the NumPy API (`rounded_once`)."""
 
 
 def reduce_call(name: str, extra: str = "") -> str:
@@ -60,7 +60,7 @@ def solve(c: OpContext) -> str:
 NUMPY_API_RULES: dict[str, Rule] = {
     **{op: reduce_call(op) for op in PLAIN_REDUCTIONS},
     # sums and products in the result dtype (both would widen small integers)
-    "sum": accumulated(reduce_call("sum", ", dtype={out_dtype}"), AS_TYPE),
+    "sum": rounded_once(reduce_call("sum", ", dtype={out_dtype}"), AS_TYPE),
     "prod": reduce_call("prod", ", dtype={out_dtype}"),
     "astype": "{x}.astype({dtype})",
     "where": "{ns}.where({condition}, {x}, {y})",
@@ -76,7 +76,7 @@ NUMPY_API_RULES: dict[str, Rule] = {
     "ones_like": "{ns}.ones_like({x}, dtype={out_dtype})",
     "full_like": "{ns}.full_like({x}, {fill_value}, dtype={out_dtype})",
     # scans
-    "cumsum": accumulated("{ns}.cumsum({x}, axis={axis}, dtype={out_dtype})", AS_TYPE),
+    "cumsum": rounded_once("{ns}.cumsum({x}, axis={axis}, dtype={out_dtype})", AS_TYPE),
     "cumprod": "{ns}.cumprod({x}, axis={axis}, dtype={out_dtype})",
     # shape manipulation
     "reshape": "{ns}.reshape({x}, {out_shape})",

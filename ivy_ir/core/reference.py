@@ -38,9 +38,9 @@ from .rules import (
     OpContext,
     Rule,
     RuleTable,
-    accumulated,
     collect_helpers,
     elementwise_calls,
+    rounded_once,
 )
 
 
@@ -133,7 +133,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "clip": _cast("np.clip({x}, {min}, {max})"),
     "linspace": "np.linspace({start}, {stop}, {num}, endpoint={endpoint}).astype({dtype})",
     "one_hot": "one_hot({indices}, {depth}, {axis}, {dtype})",
-    **{op: accumulated(reduce_call(op, extra), AS_TYPE) for op, extra in (
+    **{op: rounded_once(reduce_call(op, extra), AS_TYPE) for op, extra in (
         ("mean", ", dtype={out_dtype}"), ("var", ", ddof={correction}, dtype={out_dtype}"),
         ("std", ", ddof={correction}, dtype={out_dtype}"))},
     "argmax": f"np.asarray({reduce_call('argmax')}, dtype=np.int64)",

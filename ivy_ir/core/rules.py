@@ -163,7 +163,7 @@ def render(rule: Rule, ctx: OpContext) -> str:
     return rule(ctx) if callable(rule) else rule.format(**ctx.fields())
 
 
-def accumulated(rule: Rule, cast: str) -> Rule:
+def rounded_once(rule: Rule, cast: str) -> Rule:
     """`rule` of a sum, a mean or a normalization, which in float16/bfloat16 computes in
     float32 and rounds once, as torch's kernels do: XLA told the dtype, TF's scans and
     ml_dtypes round every partial sum to 8 or 11 bits, several units off after a few
