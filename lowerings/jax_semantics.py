@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ivy_ir.core.rules import OpContext, Rule
-from ivy_ir.dialect.dtypes import HALF
+from ivy_ir.core.numpy_api import AS_TYPE
+from ivy_ir.core.rules import OpContext, Rule, rounded_once
 from ivy_ir.dialect.types import COMPLEX, FLOATS, INTS, STORAGE, STORAGE_FLOATS, STORAGE_INTS
 
 PINNED_CASTS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16"}) | STORAGE_INTS
@@ -46,17 +46,6 @@ def _floor_divide(c: OpContext) -> str:
     return f"jnp.where({y} == 0, 0, jnp.floor_divide({x}, jnp.where({y} == 0, 1, {y})))"
 
 
-def _divide(c: OpContext) -> str:
-    """Half floats divide in float32, rounded once: XLA turns a division by a broadcast
-    operand into a product with the reciprocal rounded to float16, an ulp off in a
-    quarter of the quotients (every softmax's normalization)."""
-    x, y = c.args["x"], c.args["y"]
-    if c.out.dtype not in HALF:
-        return f"jnp.divide({x}, {y})"
-    quotient = f"jnp.divide({x}.astype(jnp.float32), {y}.astype(jnp.float32))"
-    return f"{quotient}.astype({c.target.dtype(c.out.dtype)})"
-
-
 def _remainder(c: OpContext) -> str:
     """Floats from the exact fmod, as NumPy (jnp.remainder loses every digit of a
     quotient past 2**24); integers by jnp.remainder, 0 for a zero divisor as NumPy's."""
@@ -76,7 +65,10 @@ def _abs(c: OpContext) -> str:
 SEMANTIC_RULES: dict[str, Rule] = {
     "abs": _abs,
     "astype": _astype,
-    "divide": _divide,
+    # half floats divide in float32, rounded once: XLA turns a division by a broadcast
+    # operand into a product with the reciprocal rounded to float16, an ulp off in a
+    # quarter of the quotients (every softmax's normalization)
+    "divide": rounded_once("jnp.divide({x}, {y})", AS_TYPE),
     "floor_divide": _floor_divide,
     "remainder": _remainder,
 }

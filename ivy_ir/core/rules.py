@@ -164,11 +164,13 @@ def render(rule: Rule, ctx: OpContext) -> str:
 
 
 def rounded_once(rule: Rule, cast: str) -> Rule:
-    """`rule` of a sum, a mean or a normalization, which in float16/bfloat16 computes in
-    float32 and rounds once, as torch's kernels do: XLA told the dtype, TF's scans and
-    ml_dtypes round every partial sum to 8 or 11 bits, several units off after a few
-    hundred terms, and a layer norm's statistics so rounded are 10-30 units off
-    (docs/semantics.md). `cast` spells a conversion of `{x}` to `{dtype}`. The rule
+    """`rule`, which in float16/bfloat16 computes in float32 and rounds once, as torch's
+    kernels do, for the ops whose half-float kernels lose more: sums, means and
+    normalizations (XLA told the dtype, TF's scans and ml_dtypes round every partial sum
+    to 8 or 11 bits, several units off after a few hundred terms; a layer norm's
+    statistics so rounded are 10-30 units off), XLA's float16 division by a broadcast
+    operand, torch's half `erf` (docs/semantics.md). `cast` spells a conversion of `{x}`
+    to `{dtype}`. The rule
     keeps `rule` as its `plain` form, which the `ivy` facade's eager functions call
     (a framework's own eager kernel, as for every other op)."""
     def rule_(c: OpContext) -> str:
