@@ -13,7 +13,8 @@ import tensorflow as tf
 
 __all__ = [
     "attention", "column_signs", "diagonal", "edge_pad", "eigh", "float_remainder",
-    "floor_divide", "layer_norm", "matrix_norm", "move_last", "nextafter_bits",
+    "floor_divide", "layer_norm", "matrix_norm", "move_last", "nextafter_bits", "order_key",
+    "sort_floats",
     "random_uniform", "solve", "svd", "take_along_axis", "top_k", "tri", "variance",
     "vector_norm",
 ]
@@ -185,18 +186,40 @@ def take_along_axis(x, indices, axis, out_shape):
     return tf.transpose(tf.gather(xt, it, batch_dims=rank - 1), back)
 
 
+def order_key(x):
+    # floats as integers in NumPy's sort order, -inf < ... < -0 == +0 < ... < inf < NaN
+    # (TF's sort and top_k rank NaN below everything): the bits with every NaN the
+    # positive quiet one and zeros one zero, negative floats' magnitude bits flipped;
+    # 16-bit keys widened (TF sorts no int16)
+    ints = {2: tf.int16, 4: tf.int32, 8: tf.int64}[x.dtype.size]
+    x = tf.where(tf.math.is_nan(x), tf.constant(np.nan, x.dtype),
+                 tf.where(x == 0, tf.zeros_like(x), x))
+    bits = tf.bitcast(x, ints)
+    flipped = tf.bitwise.bitwise_xor(bits, tf.constant(np.iinfo(ints.as_numpy_dtype).max, ints))
+    return tf.cast(tf.where(bits < 0, flipped, bits), tf.int64 if x.dtype.size == 8 else tf.int32)
+
+
+def sort_floats(x, axis, descending, values):
+    # a stable sort of `order_key(x)`: the order (`values`: x in it, signed zeros kept)
+    order = tf.argsort(order_key(x), axis=axis, direction="DESCENDING" if descending
+                       else "ASCENDING", stable=True)
+    return take_along_axis(x, order, axis, x.shape) if values else tf.cast(order, tf.int64)
+
+
 def top_k(x, k, axis, largest):
-    # tf.math.top_k takes the largest along the last axis (ties: lower index first);
-    # the smallest are the largest of an order-reversed copy
+    # tf.math.top_k takes the largest along the last axis (ties: lower index first),
+    # of floats their `order_key`s (NaN the largest); the smallest are the largest of an
+    # order-reversed copy
     if k == 0 or 0 in x.shape:  # nothing to pick: TF's top_k and gather gradients fail
         shape = [k if a == axis else d for a, d in enumerate(x.shape)]
         return tf.zeros(shape, x.dtype), tf.zeros(shape, tf.int64)
     perm, back = move_last(len(x.shape), axis)
     xt = tf.transpose(x, perm)
-    flip = tf.math.negative if x.dtype.is_floating else tf.bitwise.invert
+    keys = order_key(xt) if x.dtype.is_floating else xt
     # int32 indices: TF's top_k gradient breaks on int64 ones
-    values, indices = tf.math.top_k(xt if largest else flip(xt), k, index_type=tf.int32)
-    values = values if largest else flip(values)
+    _, indices = tf.math.top_k(keys if largest else tf.bitwise.invert(keys), k,
+                               index_type=tf.int32)
+    values = tf.gather(xt, indices, batch_dims=len(x.shape) - 1)
     return tf.transpose(values, back), tf.cast(tf.transpose(indices, back), tf.int64)
 
 

@@ -124,6 +124,15 @@ CASES: dict[str, tuple[str, list[np.ndarray], dict[str, Any], np.ndarray]] = {
     "complex keeps infinite, NaN and signed-zero parts": (
         "complex", [f32(inf, nan, -0.0), f32(nan, -inf, -0.0)], {},
         c64(complex(inf, nan), complex(nan, -inf), complex(-0.0, -0.0))),
+    "an ascending sort puts NaN last, above +inf": (
+        "sort", [f32(nan, 1, -inf, inf, -2)], {"axis": 0}, f32(-inf, -2, 1, inf, nan)),
+    "a descending sort puts NaN first": (
+        "sort", [f32(1, nan, inf, -2)], {"axis": 0, "descending": True}, f32(nan, inf, 1, -2)),
+    "argsort ranks NaN last, ties in their order": (
+        "argsort", [f32(nan, 1, -inf, 1, nan)], {"axis": 0},
+        np.array([2, 1, 3, 0, 4], np.int64)),
+    "top_k takes NaN as the largest": (
+        "top_k", [f32(1, nan, inf, 3)], {"k": 2, "axis": 0}, f32(nan, inf)),
     "irfft ignores the imaginary parts of bins 0 and n / 2": (
         "irfft", [c64(4 + 5j, 0, 8 + 7j)], {"axis": 0, "n": 4}, f32(3, -1, 3, -1)),
     "the transforms of an empty signal are zeros": (
