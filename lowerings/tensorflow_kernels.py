@@ -200,25 +200,41 @@ def order_key(x):
 
 
 def sort_floats(x, axis, descending, values):
-    # a stable sort of `order_key(x)`: the order (`values`: x in it, signed zeros kept)
-    order = tf.argsort(order_key(x), axis=axis, direction="DESCENDING" if descending
-                       else "ASCENDING", stable=True)
-    return take_along_axis(x, order, axis, x.shape) if values else tf.cast(order, tf.int64)
+    # TF's own sort, unless a NaN is there: then a stable sort of `order_key(x)` (values
+    # gathered, so signed zeros stay)
+    direction = "DESCENDING" if descending else "ASCENDING"
+
+    def keyed():
+        order = tf.argsort(order_key(x), axis=axis, direction=direction, stable=True)
+        return take_along_axis(x, order, axis, x.shape) if values else order
+
+    def plain():
+        if values:
+            return tf.sort(x, axis=axis, direction=direction)
+        return tf.argsort(x, axis=axis, direction=direction, stable=True)
+    out = tf.cond(tf.reduce_any(tf.math.is_nan(x)), keyed, plain)
+    return out if values else tf.cast(out, tf.int64)
 
 
 def top_k(x, k, axis, largest):
-    # tf.math.top_k takes the largest along the last axis (ties: lower index first),
-    # of floats their `order_key`s (NaN the largest); the smallest are the largest of an
-    # order-reversed copy
+    # tf.math.top_k takes the largest along the last axis (ties: lower index first); the
+    # smallest are the largest of an order-reversed copy. A float x holding NaN is
+    # ranked by its `order_key`s (NaN the largest), values gathered
     if k == 0 or 0 in x.shape:  # nothing to pick: TF's top_k and gather gradients fail
         shape = [k if a == axis else d for a, d in enumerate(x.shape)]
         return tf.zeros(shape, x.dtype), tf.zeros(shape, tf.int64)
     perm, back = move_last(len(x.shape), axis)
     xt = tf.transpose(x, perm)
-    keys = order_key(xt) if x.dtype.is_floating else xt
-    # int32 indices: TF's top_k gradient breaks on int64 ones
-    _, indices = tf.math.top_k(keys if largest else tf.bitwise.invert(keys), k,
-                               index_type=tf.int32)
+
+    def pick(keys, flip):
+        # int32 indices: TF's top_k gradient breaks on int64 ones
+        return tf.math.top_k(keys if largest else flip(keys), k, index_type=tf.int32)[1]
+    if x.dtype.is_floating:
+        indices = tf.cond(tf.reduce_any(tf.math.is_nan(xt)),
+                          lambda: pick(order_key(xt), tf.bitwise.invert),
+                          lambda: pick(xt, tf.math.negative))
+    else:
+        indices = pick(xt, tf.bitwise.invert)
     values = tf.gather(xt, indices, batch_dims=len(x.shape) - 1)
     return tf.transpose(values, back), tf.cast(tf.transpose(indices, back), tf.int64)
 
