@@ -177,7 +177,10 @@ def host_array(value: Any) -> np.ndarray:
     try:
         array = np.asarray(value)
     except ValueError:  # a 0-d TF tensor of an ml_dtypes dtype: `__array__` gives a scalar
-        array = np.asarray(value.numpy())
+        numpy = getattr(value, "numpy", None)
+        if not callable(numpy):  # symbolic (a Keras functional input): no values at all
+            raise
+        array = np.asarray(numpy())
     if array.dtype == object and array.size and isinstance(array.flat[0], bytes):
         # TF's text is UTF-8 bytes; the IR's `string` elements are `str` (as NumPy's)
         return np.vectorize(lambda b: b.decode("utf-8"), otypes=[object])(array)
