@@ -75,7 +75,6 @@ ops (+, -, *, matmul) give the same bits once cast back; data moves exactly."""
 NARROW = frozenset(WIDER)
 
 
-
 def _widened(rule: Rule, narrow: frozenset[str] = NARROW) -> Rule:
     """TF has no int8/int16/unsigned kernels for matmul-like ops (nor unsigned pow,
     negative, or uint16 tile): compute in the `WIDER` signed dtype and cast back, which
