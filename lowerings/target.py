@@ -146,7 +146,6 @@ def _dtypes(c: OpContext) -> Iterable[str]:
     yield from (t.dtype for t in c.out_types)
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class Target(RuleTable):
     """A lowering target: a rule table plus how the emitter writes its programs."""
