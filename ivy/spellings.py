@@ -157,6 +157,7 @@ NUMPY_SPELLINGS = {
        if numpy.dtype(numpy.intp) == numpy.int64 else {}),
 }
 
+
 def _default_integer(dtype: Any) -> Any:
     """The standard's `cumulative_prod` dtype for `dtype` when none is given: an integer
     narrower than JAX's default one of its signedness widens to it (jnp.cumulative_prod
