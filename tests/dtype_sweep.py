@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 from op_examples import example
@@ -28,6 +29,9 @@ from lowerings import LoweringError
 from lowerings.runtime import host_array
 
 NEW_DTYPES = ("uint16", "uint32", "uint64", "complex64", "complex128")
+HALF_FLOATS: dict[str, tuple[Any, int, int]] = {
+    "float16": (np.float16, 10, -14), "bfloat16": (ml_dtypes.bfloat16, 7, -126)}
+"""Half float -> (NumPy type, mantissa bits, least normal exponent)."""
 # ops whose example needs an attribute naming the dtype instead of an operand of it
 DTYPE_ATTR_OPS = ("full", "zeros", "ones", "eye", "linspace", "arange", "one_hot",
                   "zeros_like", "ones_like", "full_like", "astype")
@@ -60,6 +64,14 @@ def swapped(name: str, dtype: str) -> tuple[list[Any], dict[str, Any]] | None:
             return t
         return [s.with_(dtype=dtype) for s in t] if isinstance(t, list) else t.with_(dtype=dtype)
     return [swap(a, t) for a, t in zip(SPECS[name].operands, types)], attrs
+
+
+def half_units(values: np.ndarray, dtype: str, least: float = 0.0) -> np.ndarray:
+    """One unit in the last place of `dtype` at each of `values` (of magnitude `least`
+    at least; subnormal steps below the normal range)."""
+    _, bits, lowest = HALF_FLOATS[dtype]
+    exponent = np.floor(np.log2(np.maximum(np.abs(values), least)))
+    return np.exp2(np.maximum(exponent, lowest) - bits)
 
 
 def ops_for(dtype: str) -> list[str]:

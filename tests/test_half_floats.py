@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import warnings
 
-import ml_dtypes
 import numpy as np
 import pytest
-from dtype_sweep import ops_for, program, run, supported
+from dtype_sweep import HALF_FLOATS, half_units, ops_for, program, run, supported
 
 from ivy_ir.dialect.infer import InferError
 
 TARGETS = ["numpy", "jax", "torch", "tensorflow"]
-HALF = {"float16": (np.float16, 10), "bfloat16": (ml_dtypes.bfloat16, 7)}
-"""dtype -> (NumPy type, mantissa bits)."""
 UNITS = 4
 """The most units in the last place a result may be off: a window sum of a few terms or
 a transcendental kernel rounds in half precision on the way (avg_pool, bessel_i0e: 2-3)."""
@@ -35,21 +32,20 @@ def _typed(name: str, dtype: str) -> bool:
     return True
 
 
-def _units(got: np.ndarray, want32: np.ndarray, bits: int) -> float:
+def _units(got: np.ndarray, want32: np.ndarray, dtype: str) -> float:
     # the distance in units of the result's last place, at least a quarter's
     got, want = got.astype(np.float64), want32.astype(np.float64)
     ok = np.isfinite(want)
     assert (np.isfinite(got) == ok).all(), "finite where float32 is not, or the reverse"
     if not ok.any():
         return 0.0
-    scale = np.exp2(np.floor(np.log2(np.maximum(np.abs(want[ok]), 0.25))) - bits)
-    return float((np.abs(got[ok] - want[ok]) / scale).max())
+    return float((np.abs(got[ok] - want[ok]) / half_units(want[ok], dtype, 0.25)).max())
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", HALF)
+@pytest.mark.parametrize("dtype", HALF_FLOATS)
 def test_every_float_op_in_half_rounds_like_float32(dtype: str, target: str) -> None:
-    kind, bits = HALF[dtype]
+    kind = HALF_FLOATS[dtype][0]
     names = supported([n for n in ops_for(dtype) if n not in STRUCTURED and _typed(n, dtype)],
                       dtype, target)
     names = [n for n in names if (target, n, dtype) not in LOOSE and n in ops_for("float32")]
@@ -66,7 +62,7 @@ def test_every_float_op_in_half_rounds_like_float32(dtype: str, target: str) -> 
         if w.dtype.kind != "f" or not w.size:
             continue
         assert g.dtype == kind, f"ivy.{label} gives {g.dtype}"
-        units = _units(g, w, bits)
+        units = _units(g, w, dtype)
         if units > UNITS:
             off[label] = round(units, 1)
     assert not off, f"units in the last place off the float32 answer rounded once: {off}"

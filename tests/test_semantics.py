@@ -18,6 +18,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from differential import run_compiled
+from dtype_sweep import HALF_FLOATS, half_units
 
 import ivy_ir
 
@@ -322,10 +323,6 @@ def test_sign_of_an_infinite_complex_is_pinned(target: str) -> None:
     np.testing.assert_array_equal(got, c64(first, 0.6 - 0.8j))
 
 
-HALF_BITS = {"float16": 10, "bfloat16": 7}
-"""Mantissa bits of the half floats: one unit in the last place is 2**(e - bits)."""
-
-
 def _standard(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     return (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + 1e-5)
 
@@ -362,13 +359,8 @@ ONE_ROUNDING: dict[str, tuple[Any, dict[str, Any], Any]] = {
 }
 
 
-def half_ulp(exact: np.ndarray, dtype: str) -> np.ndarray:
-    # at least a quarter's: a normalized result near 0 is as exact as the inputs' scale
-    return np.exp2(np.floor(np.log2(np.maximum(np.abs(exact), 0.25))) - HALF_BITS[dtype])
-
-
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", HALF_BITS)
+@pytest.mark.parametrize("dtype", HALF_FLOATS)
 @pytest.mark.parametrize("op", ONE_ROUNDING)
 def test_half_float_sums_and_statistics_round_once(op: str, dtype: str, target: str
                                                    ) -> None:
@@ -376,13 +368,14 @@ def test_half_float_sums_and_statistics_round_once(op: str, dtype: str, target: 
     # ml_dtypes, TF's scans and half kernels, an expansion op by op) drifts several units;
     # computing in float32 stays within one
     make, attrs, exact_of = ONE_ROUNDING[op]
-    half = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    half = HALF_FLOATS[dtype][0]
     operands = [None if o is None else o.astype(np.float32).astype(half)
                 for o in make(np.random.default_rng(7))]
     exact = exact_of(*(None if o is None else o.astype(np.float64) for o in operands))
     got = run(op, operands, attrs, target)
     assert got.dtype == operands[0].dtype
-    err = np.abs(got.astype(np.float64) - exact) / half_ulp(exact, dtype)
+    # at least a quarter's unit: a normalized result near 0 is as exact as the inputs
+    err = np.abs(got.astype(np.float64) - exact) / half_units(exact, dtype, 0.25)
     assert err.max() <= 1, f"{err.max():.1f} units off"
 
 
@@ -397,11 +390,11 @@ def test_float16_division_by_a_broadcast_operand_is_correctly_rounded(target: st
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", HALF_BITS)
+@pytest.mark.parametrize("dtype", HALF_FLOATS)
 def test_nextafter_steps_one_unit_of_the_half_dtype(dtype: str, target: str) -> None:
     # TF has no half kernel: its rule steps the bits; zeros, infinities, the largest
     # finite value, NaN and equal operands, broadcast
-    half = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    half = HALF_FLOATS[dtype][0]
     top = float(ml_dtypes.finfo(half).max)
     x = np.array([[0, -0.0, 1, -1, top, inf, -inf, nan, 2, 3]], np.float32).astype(half)
     y = np.array([[1], [-1], [0], [nan], [inf], [-0.0]], np.float32).astype(half)
@@ -415,13 +408,11 @@ def test_nextafter_steps_one_unit_of_the_half_dtype(dtype: str, target: str) -> 
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", HALF_BITS)
+@pytest.mark.parametrize("dtype", HALF_FLOATS)
 def test_erf_of_tiny_half_floats_is_not_flushed(dtype: str, target: str) -> None:
     # torch's own half-float erf gives 0 below ~1e-5, where erf(x) is 2x / sqrt(pi)
-    half = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    half = HALF_FLOATS[dtype][0]
     x = np.array([1e-7, -1e-7, 2e-6, 1e-5, 3e-3, 0.5], np.float32).astype(half)
     exact = np.array([math.erf(v) for v in x.astype(np.float64)])
     got = run("erf", [x], {}, target).astype(np.float64)
-    lowest = {"float16": -14, "bfloat16": -126}[dtype]  # below it, subnormal steps
-    unit = np.exp2(np.maximum(np.floor(np.log2(np.abs(exact))), lowest) - HALF_BITS[dtype])
-    assert (np.abs(got - exact) <= unit).all(), (got, exact)
+    assert (np.abs(got - exact) <= half_units(exact, dtype)).all(), (got, exact)
