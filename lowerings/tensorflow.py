@@ -30,7 +30,7 @@ from ivy_ir.core.rules import (
 )
 from ivy_ir.dialect import dtype_name
 from ivy_ir.dialect.dtypes import HALF
-from ivy_ir.dialect.types import COMPLEX, FLOATS, INTS, STORAGE, UNSIGNED
+from ivy_ir.dialect.types import COMPLEX, INTS, STORAGE, UNSIGNED
 
 from . import tensorflow_control as C
 from . import tensorflow_data_kernels as D
@@ -287,14 +287,8 @@ def _sort(c: OpContext) -> str:
     x = c.in_types["x"]
     if x.rank == 0 or (0 in x.shape and c.op.SPEC.name == "sort"):
         return f"tf.identity({c.args['x']})"  # (TF's sort gradient fails on no elements)
-    if x.dtype in FLOATS:  # NaN the largest, as NumPy's order (TF's puts it first)
-        return (f"sort_floats({c.args['x']}, {c.lit('axis')}, {c.lit('descending')}, "
-                f"{c.op.SPEC.name == 'sort'})")
-    direction = "'DESCENDING'" if c.attrs["descending"] else "'ASCENDING'"
-    if c.op.SPEC.name == "sort":
-        return f"tf.sort({c.args['x']}, axis={c.lit('axis')}, direction={direction})"
-    order = f"tf.argsort({c.args['x']}, axis={c.lit('axis')}, direction={direction}, stable=True)"
-    return f"tf.cast({order}, tf.int64)"
+    return (f"sort_along({c.args['x']}, {c.lit('axis')}, {c.lit('descending')}, "
+            f"{c.op.SPEC.name == 'sort'})")
 
 
 def _matmul(c: OpContext) -> str:

@@ -14,7 +14,7 @@ import tensorflow as tf
 __all__ = [
     "attention", "column_signs", "diagonal", "edge_pad", "eigh", "float_remainder",
     "floor_divide", "layer_norm", "matrix_norm", "move_last", "nextafter_bits", "order_key",
-    "sort_floats",
+    "sort_along",
     "random_uniform", "solve", "svd", "take_along_axis", "top_k", "tri", "variance",
     "vector_norm",
 ]
@@ -199,9 +199,10 @@ def order_key(x):
     return tf.cast(tf.where(bits < 0, flipped, bits), tf.int64 if x.dtype.size == 8 else tf.int32)
 
 
-def sort_floats(x, axis, descending, values):
-    # TF's own sort, unless a NaN is there: then a stable sort of `order_key(x)` (values
-    # gathered, so signed zeros stay)
+def sort_along(x, axis, descending, values):
+    # the sorted values (`values`) or the stable order: TF's own sort, unless x is float
+    # and holds a NaN: then a stable sort of `order_key(x)` (NaN the largest, as NumPy's;
+    # values gathered, so signed zeros stay)
     direction = "DESCENDING" if descending else "ASCENDING"
 
     def keyed():
@@ -212,7 +213,8 @@ def sort_floats(x, axis, descending, values):
         if values:
             return tf.sort(x, axis=axis, direction=direction)
         return tf.argsort(x, axis=axis, direction=direction, stable=True)
-    out = tf.cond(tf.reduce_any(tf.math.is_nan(x)), keyed, plain)
+    out = tf.cond(tf.reduce_any(tf.math.is_nan(x)), keyed, plain) if x.dtype.is_floating \
+        else plain()
     return out if values else tf.cast(out, tf.int64)
 
 
