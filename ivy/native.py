@@ -6,6 +6,9 @@ it costs the framework's call plus one frame. The body comes from, in order:
 
 1. the backend's spelling of the function (`spellings.py`), where the standard asks for
    more than the IR op (a `dtype=` default, an `include_initial`) or has no op at all;
+   or, for a complex function whose special values the target puts in
+   (`ivy_ir.core.complex_cases`), the target's `complex_special` kernel around the
+   framework's function, built once (jitted on JAX: its dtype test runs at trace time);
 2. the target's lowering rule for the registry op, rendered with the function's
    parameter names in place of operands and attributes (`np.sum(x, axis=axis, ...)`),
    when it is a plain template that uses every parameter;
@@ -121,8 +124,10 @@ def body_of(fn: FacadeFn, backend: Backend, target: Any,
     spelled = backend.spellings.get(fn.name)
     if spelled is not None:
         return spelled, "spelling"
-    rendered = render_rule(fn, target.rules.get(fn.spec.name) if fn.spec else None,
-                           target.namespace or backend.ns)
+    rule = target.rules.get(fn.spec.name) if fn.spec else None
+    if hasattr(rule, "complex_special"):
+        return f"{_kernel_name(fn)}({fn.operands[0]})", "complex kernel"
+    rendered = render_rule(fn, rule, target.namespace or backend.ns)
     if rendered is not None and fn.name not in backend.skip_rules:
         return rendered, "rule"
     if backend.passthrough and _resolves(namespace, fn.name):
@@ -130,6 +135,20 @@ def body_of(fn: FacadeFn, backend: Backend, target: Any,
     if fn.spec is not None or fn.name in COMPOSITES:
         return f"_via_ir({fn.name!r}, {_packed(fn)})", "ir"
     return f"_missing({fn.name!r})", "missing"
+
+
+def _kernel_name(fn: FacadeFn) -> str:
+    return "_special" + _py_name(fn.name)
+
+
+def complex_kernels(backend: Backend) -> dict[str, Callable[..., Any]]:
+    """The `complex_special` kernel of each facade function whose rule has one."""
+    out = {}
+    for fn in CATALOGUE.values():
+        kernel = lowerings.complex_kernel(backend.name, fn.spec.name) if fn.spec else None
+        if kernel is not None:
+            out[_kernel_name(fn)] = backend.compile_kernel(kernel)
+    return out
 
 
 def _resolves(namespace: Any, dotted: str) -> bool:
@@ -150,6 +169,7 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
     exec(target.imports + backend.imports, env)  # noqa: S102 (our own import lines)
     env.update(target.helpers)
     env.update(backend.helpers(env))
+    env.update(complex_kernels(backend))
     native_ns = env[backend.ns.split(".")[0]]
     for part in backend.ns.split(".")[1:]:
         native_ns = getattr(native_ns, part)
@@ -186,11 +206,17 @@ def _callee(fn: FacadeFn, body: str | Rescued, env: dict[str, Any]) -> Callable[
     found = re.fullmatch(rf"([A-Za-z_][\w.]*)\({args}\)", body)
     if found is None:
         return None
-    head, *rest = found.group(1).split(".")
+    obj = _lookup(env, found.group(1))
+    return obj if callable(obj) else None
+
+
+def _lookup(env: dict[str, Any], dotted: str) -> Any:
+    """What `dotted` (`torch.linalg.inv`) names in `env`, or None."""
+    head, *rest = dotted.split(".")
     obj = env.get(head)
     for part in rest:
         obj = getattr(obj, part, None)
-    return obj if callable(obj) else None
+    return obj
 
 
 class _Prebound(ast.NodeTransformer):

@@ -50,6 +50,8 @@ class Backend:
     skip_rules: frozenset[str] = frozenset()
     """Functions whose lowering rule gives the IR's stricter semantics (one dtype,
     canonical axes) rather than the standard's: the namespace's own function instead."""
+    compile_kernel: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda kernel: kernel
+    """How the framework compiles a kernel of several calls into one (`jax.jit`)."""
     hands_back: Callable[[Any, FacadeFn], bool] = lambda native, fn: False
     """Whether a native function, as `fn`, hands a tracer argument back to it (NumPy's
     ufuncs and array functions do, through `__array_ufunc__`/`__array_function__`,
@@ -181,7 +183,8 @@ BACKENDS: dict[str, Backend] = {
                      passthrough=True, own_spellings=NUMPY_SPELLINGS,
                      hands_back=lambda f, fn: isinstance(f, (numpy.ufunc, type(numpy.where)))),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
-                   own_spellings=JAX_SPELLINGS, kernels={"_default_integer": _default_integer}),
+                   own_spellings=JAX_SPELLINGS, kernels={"_default_integer": _default_integer},
+                   compile_kernel=lambda kernel: sys.modules["jax"].jit(kernel)),
     "torch": Backend("torch", "", "torch", ("torch",), _torch, own_spellings=TORCH_SPELLINGS,
                      kernels=TORCH_KERNELS, skip_rules=TORCH_SKIP_RULES,
                      hands_back=_torch_builtin),

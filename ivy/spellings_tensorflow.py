@@ -26,7 +26,7 @@ from . import (
 from .rescue import Rescued
 
 _FLOAT_UNARY = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
-                "reciprocal", "sin", "sinh", "sqrt", "square", "tan")
+                "reciprocal", "sin", "sinh", "square")
 """Element-wise functions TF has under the same name in `tf.math`, for every dtype the
 standard gives them (floating point; `square` also integers)."""
 
@@ -42,7 +42,7 @@ _KERNEL_CALLS = {
     **{n: f"_{n}(x)" for n in (
         "abs", "bitwise_invert", "ceil", "expm1", "floor", "imag", "isfinite", "isinf",
         "isnan", "log", "log1p", "log2", "log10", "logical_not", "negative", "positive", "real",
-        "round", "sign", "signbit", "tanh", "trunc")},
+        "round", "sign", "signbit", "sqrt", "tan", "tanh", "trunc")},
     # reductions: axis None, an int, a tuple or (); keepdims
     **{n: f"_{n}(x, axis, keepdims)" for n in (
         "all", "any", "argmax", "argmin", "count_nonzero", "max", "mean", "min")},
@@ -59,7 +59,7 @@ _KERNEL_CALLS = {
     **{f"fft.{n}": f"_{n}(x, axes)" for n in ("fftshift", "ifftshift")},
 }
 
-_FAST_UNARY = {n: n for n in ("expm1", "log1p", "log", "tanh")}
+_FAST_UNARY = {n: n for n in ("expm1", "log1p", "log", "sqrt", "tan", "tanh")}
 """Kernels that are one `tf.math` call for real floats (TF computes complex ones too, but
 not with the standard's special cases)."""
 _TRIED_UNARY = {n: n for n in ("abs", "negative", "sign", "floor", "ceil", "round")}

@@ -6,8 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import lowerings
+
 from .spellings_tensorflow_kernels import (
     _SCALARS,
+    _TF,
     _arr,
     _cast,
     _const,
@@ -169,43 +172,19 @@ def _sign(x: Any) -> Any:
     return tf.math.sign(x)
 
 
-def _expm1(x: Any) -> Any:
-    """TF's complex expm1 gives NaN wherever a part is infinite: complex numbers are
-    computed as (e^a cos b - 1) + i e^a sin b, with the standard's special values."""
-    x = _arr(x)
-    if not x.dtype.is_complex:
-        return tf.math.expm1(x)
-    a, b = tf.math.real(x), tf.math.imag(x)
-    cos, sin = tf.math.cos(b), tf.math.sin(b)
-    re = tf.math.expm1(a) * cos + (cos - 1)
-    im = tf.math.exp(a) * sin
-    zero_b = b == 0  # the real axis: expm1(a) (+0 at a = ±0) and the zero as given
-    re = tf.where(zero_b, tf.where(a == 0, tf.zeros((), a.dtype), tf.math.expm1(a)), re)
-    im = tf.where(zero_b, b, im)
-    inf = tf.constant(math.inf, a.dtype)
-    re = tf.where(a == -inf, -tf.ones((), a.dtype), re)
-    im = tf.where(a == -inf, tf.zeros((), a.dtype), im)
-    blown = (a == inf) & ~tf.math.is_finite(b)
-    re = tf.where(blown, inf, re)
-    return tf.complex(re, im)
+def _special(op: str) -> Any:
+    def fn(x: Any) -> Any:
+        x = _arr(x)
+        if not x.dtype.is_complex:
+            return _TF_MATH[op](x)
+        return lowerings.complex_kernel("tensorflow", op)(x)
+    fn.__doc__ = (f"TF's complex `{op}` misses some of the standard's special values: "
+                  "the TF target's `complex_special` kernel puts them in.")
+    return fn
 
 
-def _log1p(x: Any) -> Any:
-    """TF's complex log1p gives NaN for infinite parts and for -1 + 0j: complex numbers
-    as log|1 + z| + i arg(1 + z), the modulus' log through log1p near zero and through
-    an overflow-free hypot elsewhere; an infinite part makes the real part +inf."""
-    x = _arr(x)
-    if not x.dtype.is_complex:
-        return tf.math.log1p(x)
-    a, b = tf.math.real(x), tf.math.imag(x)
-    one = tf.ones((), a.dtype)
-    small = tf.math.abs(a) + tf.math.abs(b) < 0.5
-    near = 0.5 * tf.math.log1p(a * (2 + a) + b * b)
-    far = tf.math.log(_hypot(a + one, b))
-    re = tf.where(small, near, far)
-    inf = tf.constant(math.inf, a.dtype)
-    re = tf.where(tf.math.is_inf(a) | tf.math.is_inf(b), inf, re)
-    return tf.complex(re, tf.math.atan2(b, a + one))
+_TF_MATH = {op: _TF(f"math.{op}") for op in ("expm1", "log1p", "sqrt", "tanh", "tan")}
+_expm1, _log1p, _sqrt, _tanh, _tan = (_special(op) for op in _TF_MATH)
 
 
 def _log(x: Any) -> Any:
@@ -216,20 +195,6 @@ def _log(x: Any) -> Any:
         return tf.math.log(x)
     a, b = tf.math.real(x), tf.math.imag(x)
     return tf.complex(tf.math.log(_hypot(a, b)), tf.math.atan2(b, a))
-
-
-def _tanh(x: Any) -> Any:
-    """tanh(±inf + bj) for finite b is ±1 with a zero of b's sign as imaginary part
-    (TF's complex tanh gives the zero's sign from its intermediate products)."""
-    x = _arr(x)
-    out = tf.math.tanh(x)
-    if not x.dtype.is_complex:
-        return out
-    a, b = tf.math.real(x), tf.math.imag(x)
-    edge = tf.math.is_inf(a) & tf.math.is_finite(b)
-    zero = tf.zeros((), a.dtype)
-    limit = tf.complex(tf.math.sign(a), tf.where(_signbit(b), -zero, zero))
-    return tf.where(edge, limit, out)
 
 
 def _integral_identity(fn: Any) -> Any:
@@ -284,7 +249,10 @@ def _signbit(x: Any) -> Any:
 def _log_base(base: float) -> Any:
     def op(x: Any) -> Any:
         x = _arr(x)
-        return _log(x) / tf.math.log(tf.constant(base, x.dtype))
+        if not x.dtype.is_complex:
+            return _log(x) / tf.math.log(tf.constant(base, x.dtype))
+        out, scale = _log(x), 1 / math.log(base)  # each part (a complex division makes NaN)
+        return tf.complex(tf.math.real(out) * scale, tf.math.imag(out) * scale)
     op.__doc__ = f"TF has no log{int(base)}: log(x) / log({int(base)})."
     return op
 

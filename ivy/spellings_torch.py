@@ -97,8 +97,6 @@ TORCH_SPELLINGS: dict[str, str | Rescued] = {
     **{name: _binary(name, call) for name, call in BINARY.items()},
     **{name: _unary(name, call) for name, call in UNARY_INTEGRAL.items()},
     "conj": "torch.conj_physical(x)",
-    **{n: f"torch.{n}(x) if not x.is_complex() else _{n}_complex(x)"
-       for n in ("expm1", "log1p", "acos", "tanh")},
     "real": "torch.real(x)",
     "imag": "torch.imag(x)",
     "signbit": "torch.signbit(x)",
@@ -200,12 +198,11 @@ TORCH_KERNELS: dict[str, Callable[..., Any]] = {
     "_accumulates_alike": _first.ACCUMULATES_ALIKE,
     **{"_" + name.rstrip("_"): _KERNEL_FUNCTIONS[name] for name in (
         "binary", "numpy_fallback", "lacking_fallback", "lacking", "asarray", "full", "arange",
-        "eye", "linspace", "from_dlpack", "floor_divide", "remainder", "expm1_complex",
-        "log1p_complex", "acos_complex", "tanh_complex", "round_", "clip", "where", "reduce",
-        "truth", "count_nonzero", "sum_", "prod", "cumulative", "trace", "nonzero", "searchsorted",
-        "unique_values", "unique_all", "unique_counts", "unique_inverse", "squeeze", "diff",
-        "reshape", "flip", "take", "take_along_axis", "repeat", "concat", "stack", "solve",
-        "vecdot", "cross", "tensordot", "vector_norm", "one_hot")},
+        "eye", "linspace", "from_dlpack", "floor_divide", "remainder", "round_", "clip", "where",
+        "reduce", "truth", "count_nonzero", "sum_", "prod", "cumulative", "trace", "nonzero",
+        "searchsorted", "unique_values", "unique_all", "unique_counts", "unique_inverse",
+        "squeeze", "diff", "reshape", "flip", "take", "take_along_axis", "repeat", "concat",
+        "stack", "solve", "vecdot", "cross", "tensordot", "vector_norm", "one_hot")},
 }
 """What the spellings call, by the names they call it (`sum_` as `_sum`)."""
 

@@ -291,33 +291,6 @@ def remainder(a: Tensor, b: Tensor) -> Tensor:
     return out
 
 
-def expm1_complex(x: Tensor) -> Tensor:
-    """Non-finite inputs as `exp(x) - 1`, whose special values (C99's) the standard
-    gives (torch's complex expm1 makes them NaN); expm1(-0 + 0j) is +0 + 0j."""
-    out = torch.where(torch.isfinite(x), torch.expm1(x), torch.exp(x) - 1)
-    return torch.where(x == 0, torch.complex(torch.zeros_like(x.real), x.imag), out)
-
-
-def log1p_complex(x: Tensor) -> Tensor:
-    """Non-finite inputs as `log(1 + x)`, as for `expm1_complex`."""
-    return torch.where(torch.isfinite(x), torch.log1p(x), torch.log(1 + x))
-
-
-def acos_complex(x: Tensor) -> Tensor:
-    """acos(+-0 + 0j) is pi/2 - 0j (C99's `cacos`); torch gives +0j."""
-    out = torch.acos(x)
-    return torch.where(x == 0, torch.complex(out.real, -x.imag), out)
-
-
-def tanh_complex(x: Tensor) -> Tensor:
-    """tanh(+-inf + yj) for finite y is +-1 + 0j with 0 signed as y (the standard);
-    torch signs the zero as sin(2y), as C99 does."""
-    out = torch.tanh(x)
-    edge = torch.isinf(x.real) & torch.isfinite(x.imag)
-    fixed = torch.complex(torch.sign(x.real), torch.copysign(torch.zeros_like(x.imag), x.imag))
-    return torch.where(edge, fixed, out)
-
-
 def nonzero(x: Tensor) -> tuple[Tensor, ...]:
     if x.ndim == 0:
         raise ValueError("nonzero: a 0-d array has no axes to index")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,6 +54,25 @@ class Lowered:
 def get_target(name: str) -> Target:
     """The rule table of a target (imports that target's framework)."""
     return _target_module(name).TARGET
+
+
+@functools.cache
+def complex_kernel(target: str, op: str) -> Callable[[Any], Any] | None:
+    """`op` for eager callers (the `ivy` facade) on a target whose rule puts in complex
+    special values (`ivy_ir.core.complex_cases`): its `complex_special` kernel bound to
+    the framework's functions and the op's table, which calls the op's own rule for
+    real arguments; None where the target keeps its framework's function."""
+    tgt = get_target(target)
+    rule = tgt.rules.get(op)
+    special = getattr(rule, "complex_special", None)
+    if special is None:
+        return None
+    native, table = special
+    env: dict[str, Any] = dict(tgt.helpers)
+    exec(tgt.imports, env)  # noqa: S102 (the target's own import lines and rules)
+    own = eval("lambda x: " + rule.base.format(x="x", ns=tgt.namespace), env)  # noqa: S307
+    return functools.partial(tgt.helpers["complex_special"], own, eval(native, env),  # noqa: S307
+                             *table.args())
 
 
 def get_runtime(name: str) -> Runtime:
@@ -249,4 +269,4 @@ def check_supported(module: Module, target: str, note: str = "") -> None:
 
 
 __all__ = ["TARGETS", "LoweringError", "Lowered", "Target", "UnsupportedDtypeError",
-           "check_supported", "get_runtime", "get_target", "lower"]
+           "check_supported", "complex_kernel", "get_runtime", "get_target", "lower"]

@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ivy_ir.core import boxes, resample
+from ivy_ir.core.complex_cases import complex_special_rules
 from ivy_ir.core.numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
 from ivy_ir.core.numpy_fft import FFT_API_RULES
 from ivy_ir.core.rules import (
@@ -45,7 +46,7 @@ from . import jax_data_kernels as D
 from . import jax_kernels as K
 from .jax_autodiff import JaxAutodiff
 from .jax_nn import NN_RULES, out_dtype
-from .jax_semantics import SEMANTIC_RULES
+from .jax_semantics import COMPLEX_SPECIAL, SEMANTIC_RULES
 from .runtime import Runtime
 from .target import Target
 
@@ -172,6 +173,7 @@ JAX_RULES: dict[str, Rule] = {
     **SEMANTIC_RULES,
     **CONTROL_CALLS,
 }
+JAX_RULES.update(complex_special_rules(JAX_RULES, COMPLEX_SPECIAL))
 
 
 def _dtype(name: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ivy_ir.core.complex_cases import FUNCTIONS
 from ivy_ir.core.numpy_api import AS_TYPE
 from ivy_ir.core.rules import OpContext, Rule, rounded_once
 from ivy_ir.dialect.types import COMPLEX, FLOATS, INTS, STORAGE, STORAGE_FLOATS, STORAGE_INTS
@@ -61,6 +62,11 @@ def _abs(c: OpContext) -> str:
         return f"jnp.abs({x})"
     return f"jnp.where(jnp.isinf({x}.real) | jnp.isinf({x}.imag), jnp.inf, jnp.abs({x}))"
 
+
+COMPLEX_SPECIAL = frozenset(FUNCTIONS)
+"""Complex functions whose special values XLA misses (`exp(inf + inf j)` is NaN + NaN j,
+`sqrt(-4 - 0j)` is 2j: it ignores the sign of a zero on a branch cut):
+`ivy_ir/core/complex_cases.py` puts them in, for every function that has a table."""
 
 SEMANTIC_RULES: dict[str, Rule] = {
     "abs": _abs,

@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from ivy_ir.core import boxes, resample
+from ivy_ir.core.complex_cases import complex_special_rules
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
     DATA_KERNEL_CALLS,
@@ -44,7 +45,7 @@ from .target import Target
 from .tensorflow_fft import FFT_RULES
 from .tensorflow_nn import CAST, NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
-from .tensorflow_semantics import SEMANTIC_RULES
+from .tensorflow_semantics import COMPLEX_SPECIAL, SEMANTIC_RULES
 from .tensorflow_storage import CARRIED, astype
 from .tensorflow_strings import STRING_RULES
 
@@ -392,6 +393,7 @@ TF_RULES: dict[str, Rule] = {
     **CONTROL_CALLS,
     **STRING_RULES,
 }
+TF_RULES.update(complex_special_rules(TF_RULES, COMPLEX_SPECIAL))
 
 HELPERS = collect_helpers(K, NN, resample, C, FFT, S, D, T, boxes)
 XLA_RULES = {"conv": LAYER_KERNEL_CALLS["conv"].replace("{layout})", "{layout}, shifted=True)")}

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from ivy_ir.core import boxes
+from ivy_ir.core.complex_cases import complex_special_rules
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
     DATA_KERNEL_CALLS,
@@ -49,7 +50,7 @@ from .target import Target
 from .torch_fft import FFT_RULES
 from .torch_nn import NN_RULES
 from .torch_runtime import TorchRuntime
-from .torch_semantics import SEMANTIC_RULES, WIDENING
+from .torch_semantics import COMPLEX_SPECIAL, SEMANTIC_RULES, WIDENING
 from .torch_storage import CARRIED
 
 NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
@@ -387,6 +388,7 @@ TORCH_RULES: dict[str, Rule] = {
     **SEMANTIC_RULES,
     **CONTROL_CALLS,
 }
+TORCH_RULES.update(complex_special_rules(TORCH_RULES, COMPLEX_SPECIAL))
 
 HELPERS = collect_helpers(K, C, S, U, D, boxes)
 

@@ -49,6 +49,12 @@ def _logical_reduce(fn: str) -> Rule:
     return rule
 
 
+COMPLEX_SPECIAL = ("expm1", "log1p", "acos", "tanh", "tan")
+"""Complex functions whose special values torch misses (`expm1(-inf + inf j)` and
+`log1p(inf + nan j)` are NaN + NaN j, `acos(0.5 + 0j)` has a +0 imaginary part, tanh's
+and tan's infinite limits C99's zero signs): `ivy_ir/core/complex_cases.py` puts them
+in."""
+
 SEMANTIC_RULES: dict[str, Rule] = {
     "astype": astype,  # into and out of the storage dtypes: torch_storage.py
     "floor_divide": _by_zero("torch.floor_divide", "torch.floor_divide"),

@@ -21,6 +21,7 @@ from . import reference_recurrent as R
 from . import reference_special as S
 from . import reference_strings as T
 from . import resample
+from .complex_cases import complex_special_rules
 from .numpy_api import (
     AS_TYPE,
     MATRIX_ORD,
@@ -181,6 +182,10 @@ NUMPY_RULES: dict[str, Rule] = {
     "random_normal": ("np.random.default_rng(int({key}) % 2**64).normal({mean}, {std}, {shape})"
                       ".astype({dtype})"),
 }
+NUMPY_RULES.update(complex_special_rules(NUMPY_RULES, ["expm1", "tanh", "tan"]))
+"""NumPy's complex `expm1` misses the standard's infinities (`expm1(-inf + inf j)` is
+NaN + NaN j, not -1 + 0j), and its tanh and tan give their infinite limits C99's zero
+signs: docs/semantics.md."""
 
 
 def numpy_dtype_spelling(name: str) -> str:
