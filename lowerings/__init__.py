@@ -70,7 +70,9 @@ def complex_kernel(target: str, op: str) -> Callable[[Any], Any] | None:
     native, table = special
     env: dict[str, Any] = dict(tgt.helpers)
     exec(tgt.imports, env)  # noqa: S102 (the target's own import lines and rules)
-    own = eval("lambda x: " + rule.base.format(x="x", ns=tgt.namespace), env)  # noqa: S307
+    own = rule.base.format(x="x", ns=tgt.namespace)
+    own = eval(own[:-3] if own.endswith("(x)") and own.count("(") == 1  # noqa: S307
+               else "lambda x: " + own, env)
     return functools.partial(tgt.helpers["complex_special"], own, eval(native, env),  # noqa: S307
                              *table.args())
 
