@@ -206,17 +206,11 @@ def _callee(fn: FacadeFn, body: str | Rescued, env: dict[str, Any]) -> Callable[
     found = re.fullmatch(rf"([A-Za-z_][\w.]*)\({args}\)", body)
     if found is None:
         return None
-    obj = _lookup(env, found.group(1))
-    return obj if callable(obj) else None
-
-
-def _lookup(env: dict[str, Any], dotted: str) -> Any:
-    """What `dotted` (`torch.linalg.inv`) names in `env`, or None."""
-    head, *rest = dotted.split(".")
+    head, *rest = found.group(1).split(".")
     obj = env.get(head)
     for part in rest:
         obj = getattr(obj, part, None)
-    return obj
+    return obj if callable(obj) else None
 
 
 class _Prebound(ast.NodeTransformer):

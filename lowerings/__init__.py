@@ -73,8 +73,8 @@ def complex_kernel(target: str, op: str) -> Callable[[Any], Any] | None:
     own = rule.base.format(x="x", ns=tgt.namespace)
     own = eval(own[:-3] if own.endswith("(x)") and own.count("(") == 1  # noqa: S307
                else "lambda x: " + own, env)
-    return functools.partial(tgt.helpers["complex_special"], own, eval(native, env),  # noqa: S307
-                             *table.args())
+    return functools.partial(tgt.helpers["complex_special"], tgt.helpers["complex_ops"](), own,
+                             eval(native, env), *table.args())  # noqa: S307
 
 
 def get_runtime(name: str) -> Runtime:

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ivy_ir.core import boxes, resample
+from ivy_ir.core import boxes, complex_kernel, resample
 from ivy_ir.core.complex_cases import complex_special_rules
 from ivy_ir.core.numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
 from ivy_ir.core.numpy_fft import FFT_API_RULES
@@ -253,7 +253,7 @@ def _on_device(value: Any) -> Any:
 
 TARGET = Target(name="jax", rules=JAX_RULES, dtype=_dtype, namespace="jnp", array="jnp.asarray",
                 hoists=True, channels_last=True, host_dtypes=frozenset({"string"}),
-                helpers=collect_helpers(K, resample, C, D, boxes),
+                helpers=collect_helpers(K, resample, C, D, boxes, complex_kernel),
                 imports="import math\n\nimport jax\nimport jax.numpy as jnp\nimport numpy as np\n"
                         "from jax import lax\nfrom jax.extend.random import threefry2x32_p\n")
 RUNTIME = JaxRuntime()

@@ -14,9 +14,9 @@ from jax import lax
 
 from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
-__all__ = ["adaptive_avg_pool", "case_value", "column_signs", "complex_special", "depthwise_conv",
+__all__ = ["adaptive_avg_pool", "column_signs", "complex_ops", "depthwise_conv",
            "dilated_max_pool", "eigh", "float_remainder", "grouped_transpose_kernel",
-           "interpolate", "pointwise_conv", "standardize", "svd", "top_k", "value_is"]
+           "interpolate", "pointwise_conv", "standardize", "svd", "top_k"]
 
 
 def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
@@ -186,65 +186,10 @@ def eigh(x):
     return w, v * column_signs(v)[..., None, :]
 
 
-def value_is(v, cls):
-    # v's elements in a class of `ivy_ir.core.complex_cases.CLASSES`
-    if cls == "any":
-        return jnp.ones(v.shape, bool)
-    if cls in ("+0", "-0"):
-        return (v == 0) & (jnp.signbit(v) == (cls == "-0"))
-    if cls in ("inf", "nan", "fin"):
-        return {"inf": jnp.isinf, "nan": jnp.isnan, "fin": jnp.isfinite}[cls](v)
-    if cls == "nzfin":
-        return jnp.isfinite(v) & (v != 0)
-    if cls == "nz":
-        return v != 0
-    if cls == "unit":
-        return jnp.abs(v) <= 1
-    return v == float(cls)  # 0, 1, -1, +inf, -inf
-
-
-def case_value(hit, v, b, part, signs_only):
-    # one part of a `complex_special` case (`ivy_ir.core.complex_cases.Part`) where
-    # `hit`, `part` elsewhere; `signs_only` (a finite argument): a finite value gives
-    # only its sign to the framework's part, which keeps its gradient
-    if v is None:
-        return part
-    if isinstance(v, tuple):
-        g, s, t = v
-        value = (jnp.cos(b) if g == "cos" else jnp.sin(b)) * float(s)
-        value, finite = (value if t is None else value + t), abs(float(s)) < float("inf")
-    else:
-        value = float(v)
-        finite = abs(float(v)) < float("inf")
-    if signs_only and finite:
-        value = jnp.where(jnp.isfinite(part), jnp.copysign(part, value), value)
-    return jnp.where(hit, value, part)
-
-
-def complex_special(own, f, symmetry, cases, turn, scale, z):
-    # f (XLA's kernel, which ignores most special values and the sign of a zero on a
-    # branch cut) on the argument reduced into the first quadrant or upper half-plane,
-    # then the table's special values (`ivy_ir.core.complex_cases`); a real z is the
-    # function's own (`own`: eager callers; the rules call this for complex z). The
-    # reductions negate (a gradient of -1, never abs's 0 at 0)
-    if not jnp.iscomplexobj(z):
-        return own(z)
-    z = jnp.asarray(z)
-    if turn:
-        z = lax.complex(-z.imag, z.real)
-    a, b = z.real, z.imag
-    neg_a, neg_b = jnp.signbit(a) & (symmetry != "conj"), jnp.signbit(b)
-    a, b = jnp.where(neg_a, -a, a), jnp.where(neg_b, -b, b)
-    w = f(lax.complex(a, b))
-    re, im = w.real, w.imag
-    a, b = lax.stop_gradient(a), lax.stop_gradient(b)
-    for ca, cb, re_case, im_case in reversed(cases):
-        hit = value_is(a, ca) & value_is(b, cb)
-        signs_only = {ca, cb} <= {"0", "+0", "-0", "fin", "nzfin", "unit", "1", "-1"}
-        re = case_value(hit, re_case, b, re, signs_only)
-        im = case_value(hit, im_case, b, im, signs_only)
-    re = jnp.where(neg_a & (symmetry == "odd"), -re, re)
-    im = jnp.where(neg_b ^ (neg_a & (symmetry == "even")), -im, im)
-    if turn == 1:
-        re, im = im, -re
-    return lax.complex(re * scale, im * scale) if scale != 1 else lax.complex(re, im)
+def complex_ops():
+    # JAX's functions for `complex_special` (`ivy_ir.core.complex_kernel`)
+    return {"is_complex": jnp.iscomplexobj, "real": jnp.real, "imag": jnp.imag,
+            "complex": lax.complex, "signbit": jnp.signbit, "where": jnp.where,
+            "isinf": jnp.isinf, "isnan": jnp.isnan, "isfinite": jnp.isfinite, "abs": jnp.abs,
+            "cos": jnp.cos, "sin": jnp.sin, "copysign": jnp.copysign,
+            "constant": lambda v, like: v, "stop_gradient": lax.stop_gradient}

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ivy_ir.core import boxes, resample
+from ivy_ir.core import boxes, complex_kernel, resample
 from ivy_ir.core.complex_cases import complex_special_rules
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
@@ -395,7 +395,7 @@ TF_RULES: dict[str, Rule] = {
 }
 TF_RULES.update(complex_special_rules(TF_RULES, COMPLEX_SPECIAL))
 
-HELPERS = collect_helpers(K, NN, resample, C, FFT, S, D, T, boxes)
+HELPERS = collect_helpers(K, NN, resample, C, FFT, S, D, T, boxes, complex_kernel)
 XLA_RULES = {"conv": LAYER_KERNEL_CALLS["conv"].replace("{layout})", "{layout}, shifted=True)")}
 """Under XLA (`jit_compile=True`) a depthwise convolution runs as shifted multiply-adds:
 XLA's CPU depthwise kernel is ~30x slower than TF's own (a 7x7 over 40 channels at

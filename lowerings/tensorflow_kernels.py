@@ -12,10 +12,10 @@ import numpy as np
 import tensorflow as tf
 
 __all__ = [
-    "attention", "case_value", "column_signs", "complex_special", "diagonal", "edge_pad", "eigh",
+    "attention", "column_signs", "complex_ops", "diagonal", "edge_pad", "eigh",
     "float_remainder", "floor_divide", "layer_norm", "matrix_norm", "move_last", "nextafter_bits",
     "order_key", "random_uniform", "sign_bit", "solve", "sort_along", "svd", "take_along_axis",
-    "top_k", "tri", "value_is", "variance", "vector_norm",
+    "top_k", "tri", "variance", "vector_norm",
 ]
 
 
@@ -284,67 +284,16 @@ def sign_bit(v):
     return tf.bitcast(v, tf.int64 if v.dtype == tf.float64 else tf.int32) < 0
 
 
-def value_is(v, cls):
-    # v's elements in a class of `ivy_ir.core.complex_cases.CLASSES`
-    if cls == "any":
-        return tf.ones_like(v, dtype=tf.bool)
-    if cls in ("+0", "-0"):
-        return (v == 0) & (sign_bit(v) == (cls == "-0"))
-    if cls in ("inf", "nan", "fin"):
-        return {"inf": tf.math.is_inf, "nan": tf.math.is_nan, "fin": tf.math.is_finite}[cls](v)
-    if cls == "nzfin":
-        return tf.math.is_finite(v) & (v != 0)
-    if cls == "nz":
-        return v != 0
-    if cls == "unit":
-        return tf.math.abs(v) <= 1
-    return v == float(cls)  # 0, 1, -1, +inf, -inf
-
-
-def case_value(hit, v, b, part, signs_only):
-    # one part of a `complex_special` case (`ivy_ir.core.complex_cases.Part`) where
-    # `hit`, `part` elsewhere; `signs_only` (a finite argument): a finite value gives
-    # only its sign to the framework's part, which keeps its gradient
-    # (TF caches eager scalars by value, so a -0.0 would read as an earlier 0.0: negated
-    # here; and its `0.0 * t` drops the zero's sign: the tensor goes on the left)
-    if v is None:
-        return part
-    if isinstance(v, tuple):
-        g, s, t = v
-        value = (tf.math.cos(b) if g == "cos" else tf.math.sin(b)) * float(s)
-        value, finite = (value if t is None else value + t), abs(float(s)) < float("inf")
-    else:
-        c = tf.constant(abs(float(v)), part.dtype)
-        value = -c if np.signbit(float(v)) else c
-        finite = abs(float(v)) < float("inf")
-    if signs_only and finite:
-        signed = tf.where(sign_bit(part) == sign_bit(value), part, -part)
-        value = tf.where(tf.math.is_finite(part), signed, value)
-    return tf.where(hit, value, part)
-
-
-def complex_special(own, f, symmetry, cases, turn, scale, z):
-    # f (TF's kernel) on the argument reduced into the first quadrant or upper
-    # half-plane, then the table's special values (`ivy_ir.core.complex_cases`); a real z
-    # is the function's own (`own`: eager callers; the rules call this for complex z).
-    # The reductions negate (a gradient of -1, never abs's 0 at 0)
-    if not z.dtype.is_complex:
-        return own(z)
-    if turn:
-        z = tf.complex(-tf.math.imag(z), tf.math.real(z))
-    a, b = tf.math.real(z), tf.math.imag(z)
-    neg_a, neg_b = sign_bit(a) & (symmetry != "conj"), sign_bit(b)
-    a, b = tf.where(neg_a, -a, a), tf.where(neg_b, -b, b)
-    w = f(tf.complex(a, b))
-    re, im = tf.math.real(w), tf.math.imag(w)
-    a, b = tf.stop_gradient(a), tf.stop_gradient(b)
-    for ca, cb, re_case, im_case in reversed(cases):
-        hit = value_is(a, ca) & value_is(b, cb)
-        signs_only = {ca, cb} <= {"0", "+0", "-0", "fin", "nzfin", "unit", "1", "-1"}
-        re = case_value(hit, re_case, b, re, signs_only)
-        im = case_value(hit, im_case, b, im, signs_only)
-    re = tf.where(neg_a & (symmetry == "odd"), -re, re)
-    im = tf.where(neg_b ^ (neg_a & (symmetry == "even")), -im, im)
-    if turn == 1:
-        re, im = im, -re
-    return tf.complex(re * scale, im * scale) if scale != 1 else tf.complex(re, im)
+def complex_ops():
+    # TF's functions for `complex_special` (`ivy_ir.core.complex_kernel`); TF has no
+    # signbit or copysign, and caches eager scalars by value (a -0.0 would read as an
+    # earlier 0.0: negated here)
+    def constant(v, like):
+        c = tf.constant(abs(v), like.dtype)
+        return -c if np.signbit(v) else c
+    return {"is_complex": lambda z: z.dtype.is_complex, "real": tf.math.real,
+            "imag": tf.math.imag, "complex": tf.complex, "signbit": sign_bit,
+            "where": tf.where, "isinf": tf.math.is_inf, "isnan": tf.math.is_nan,
+            "isfinite": tf.math.is_finite, "abs": tf.math.abs, "cos": tf.math.cos,
+            "sin": tf.math.sin, "constant": constant, "stop_gradient": tf.stop_gradient,
+            "copysign": lambda x, s: tf.where(sign_bit(x) == sign_bit(s), x, -x)}

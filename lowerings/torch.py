@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from ivy_ir.core import boxes
+from ivy_ir.core import boxes, complex_kernel
 from ivy_ir.core.complex_cases import complex_special_rules
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
@@ -390,7 +390,7 @@ TORCH_RULES: dict[str, Rule] = {
 }
 TORCH_RULES.update(complex_special_rules(TORCH_RULES, COMPLEX_SPECIAL))
 
-HELPERS = collect_helpers(K, C, S, U, D, boxes)
+HELPERS = collect_helpers(K, C, S, U, D, boxes, complex_kernel)
 
 
 def _dtype(name: str) -> str:

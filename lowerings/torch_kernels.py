@@ -12,10 +12,10 @@ import torch
 import torch.nn.functional as F
 
 __all__ = [
-    "avg_pool", "case_value", "channels_first", "channels_restore", "column_signs",
-    "complex_special", "conv", "conv_transpose", "cudnn_weights", "digamma", "eigh", "eye",
+    "avg_pool", "channels_first", "channels_restore", "column_signs",
+    "complex_ops", "conv", "conv_transpose", "cudnn_weights", "digamma", "eigh", "eye",
     "float_remainder", "max_pool", "pad_index", "prod", "random_normal", "random_uniform", "svd",
-    "top_k", "torch_pads", "value_is", "vector_norm",
+    "top_k", "torch_pads", "vector_norm",
 ]
 
 
@@ -232,63 +232,10 @@ def eigh(x):
     return w, v * column_signs(v)[..., None, :]
 
 
-def value_is(v, cls):
-    # v's elements in a class of `ivy_ir.core.complex_cases.CLASSES`
-    if cls == "any":
-        return torch.ones_like(v, dtype=torch.bool)
-    if cls in ("+0", "-0"):
-        return (v == 0) & (torch.signbit(v) == (cls == "-0"))
-    if cls in ("inf", "nan", "fin"):
-        return {"inf": torch.isinf, "nan": torch.isnan, "fin": torch.isfinite}[cls](v)
-    if cls == "nzfin":
-        return torch.isfinite(v) & (v != 0)
-    if cls == "nz":
-        return v != 0
-    if cls == "unit":
-        return torch.abs(v) <= 1
-    return v == float(cls)  # 0, 1, -1, +inf, -inf
-
-
-def case_value(hit, v, b, part, signs_only):
-    # one part of a `complex_special` case (`ivy_ir.core.complex_cases.Part`) where
-    # `hit`, `part` elsewhere; `signs_only` (a finite argument): a finite value gives
-    # only its sign to the framework's part, which keeps its gradient
-    if v is None:
-        return part
-    if isinstance(v, tuple):
-        g, s, t = v
-        value = (torch.cos(b) if g == "cos" else torch.sin(b)) * float(s)
-        value, finite = (value if t is None else value + t), abs(float(s)) < float("inf")
-    else:
-        value = torch.tensor(float(v), dtype=part.dtype)
-        finite = abs(float(v)) < float("inf")
-    if signs_only and finite:
-        value = torch.where(torch.isfinite(part), torch.copysign(part, value), value)
-    return torch.where(hit, value, part)
-
-
-def complex_special(own, f, symmetry, cases, turn, scale, z):
-    # f (torch's kernel) on the argument reduced into the first quadrant or upper
-    # half-plane, then the table's special values (`ivy_ir.core.complex_cases`); a real z
-    # is the function's own (`own`: eager callers; the rules call this for complex z).
-    # The reductions negate (a gradient of -1, never abs's 0 at 0)
-    if not z.is_complex():
-        return own(z)
-    if turn:
-        z = torch.complex(-z.imag, z.real)
-    a, b = z.real, z.imag
-    neg_a, neg_b = torch.signbit(a) & (symmetry != "conj"), torch.signbit(b)
-    a, b = torch.where(neg_a, -a, a), torch.where(neg_b, -b, b)
-    w = f(torch.complex(a, b))
-    re, im = w.real, w.imag
-    a, b = a.detach(), b.detach()
-    for ca, cb, re_case, im_case in reversed(cases):
-        hit = value_is(a, ca) & value_is(b, cb)
-        signs_only = {ca, cb} <= {"0", "+0", "-0", "fin", "nzfin", "unit", "1", "-1"}
-        re = case_value(hit, re_case, b, re, signs_only)
-        im = case_value(hit, im_case, b, im, signs_only)
-    re = torch.where(neg_a & (symmetry == "odd"), -re, re)
-    im = torch.where(neg_b ^ (neg_a & (symmetry == "even")), -im, im)
-    if turn == 1:
-        re, im = im, -re
-    return torch.complex(re * scale, im * scale) if scale != 1 else torch.complex(re, im)
+def complex_ops():
+    # torch's functions for `complex_special` (`ivy_ir.core.complex_kernel`)
+    return {"is_complex": lambda z: z.is_complex(), "real": torch.real, "imag": torch.imag,
+            "complex": torch.complex, "signbit": torch.signbit, "where": torch.where,
+            "isinf": torch.isinf, "isnan": torch.isnan, "isfinite": torch.isfinite,
+            "abs": torch.abs, "cos": torch.cos, "sin": torch.sin, "copysign": torch.copysign,
+            "constant": lambda v, like: v, "stop_gradient": lambda v: v.detach()}

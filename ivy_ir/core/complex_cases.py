@@ -6,8 +6,8 @@ torch and TF, give it sin(2b)'s).
 XLA's complex kernels ignore most of them (`exp(inf + inf j)` is NaN + NaN j, `sqrt`
 drops the sign of a zero imaginary part on its branch cut); NumPy, torch and TF miss a
 few. A target that misses some runs its framework's function on the argument reduced
-into the closed first quadrant (or upper half-plane) and puts these values in (its
-`complex_special` kernel, one per target over this table; docs/semantics.md):
+into the closed first quadrant (or upper half-plane) and puts these values in
+(`complex_kernel.complex_special` over the target's functions; docs/semantics.md):
 
 - `symmetry` reduces the argument: "conj" (f(conj z) = conj f(z): the sign of b is
   carried to the result's imaginary part), "odd" (also f(-z) = -f(z): the sign of a to
@@ -186,7 +186,8 @@ def complex_special_rules(rules: Mapping[str, Rule], ops: Iterable[str]) -> dict
                  ) -> str:
             if c.in_types["x"].dtype not in COMPLEX:
                 return render(base, c)
-            return f"complex_special(None, {native}, {fn.args_source()}, {c.args['x']})"
+            return (f"complex_special(complex_ops(), None, {native}, {fn.args_source()}, "
+                    f"{c.args['x']})")
         rule.complex_special = (native, fn)  # type: ignore[attr-defined]
         rule.base = base  # type: ignore[attr-defined]
         out[op] = rule

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..dialect.types import FLOATS, STORAGE, STORAGE_FLOATS, numpy_dtype
 from . import boxes as B
+from . import complex_kernel as CK
 from . import reference_control as C
 from . import reference_data as D
 from . import reference_kernels as K
@@ -197,6 +198,7 @@ def numpy_dtype_spelling(name: str) -> str:
 
 
 REFERENCE = RuleTable(name="numpy", rules=NUMPY_RULES, dtype=numpy_dtype_spelling,
-                      namespace="np", helpers=collect_helpers(K, NN, R, resample, C, S, D, T, B),
+                      namespace="np",
+                      helpers=collect_helpers(K, NN, R, resample, C, S, D, T, B, CK),
                       scalar="np.asarray({})")
 """The NumPy rule table: the NumPy lowering's rules, and what the evaluator runs."""

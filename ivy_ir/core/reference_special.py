@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-__all__ = ["bessel_i0e", "case_value", "complex_special", "digamma", "lgamma",
-           "lgamma_positive", "value_is"]
+__all__ = ["bessel_i0e", "complex_ops", "complex_parts", "digamma", "lgamma",
+           "lgamma_positive"]
 
 
 def lgamma_positive(w):
@@ -137,68 +137,19 @@ def bessel_i0e(x):
     return out.astype(x.dtype, copy=False)
 
 
-def value_is(v, cls):
-    # v's elements in a class of `ivy_ir.core.complex_cases.CLASSES`
-    if cls == "any":
-        return np.ones(np.shape(v), bool)
-    if cls in ("+0", "-0"):
-        return (v == 0) & (np.signbit(v) == (cls == "-0"))
-    if cls in ("inf", "nan", "fin"):
-        return {"inf": np.isinf, "nan": np.isnan, "fin": np.isfinite}[cls](v)
-    if cls == "nzfin":
-        return np.isfinite(v) & (v != 0)
-    if cls == "nz":
-        return v != 0
-    if cls == "unit":
-        return np.abs(v) <= 1
-    return v == float(cls)  # 0, 1, -1, +inf, -inf
+def complex_ops():
+    # NumPy's functions for `complex_special` (`ivy_ir.core.complex_kernel`)
+    return {"is_complex": np.iscomplexobj, "real": np.real, "imag": np.imag,
+            "complex": complex_parts, "signbit": np.signbit, "where": np.where,
+            "isinf": np.isinf, "isnan": np.isnan, "isfinite": np.isfinite, "abs": np.abs,
+            "cos": np.cos, "sin": np.sin, "copysign": np.copysign,
+            "constant": lambda v, like: v, "stop_gradient": lambda v: v,
+            "quiet": lambda: np.errstate(all="ignore")}
 
 
-def case_value(hit, v, b, part, signs_only):
-    # one part of a `complex_special` case (`ivy_ir.core.complex_cases.Part`) where
-    # `hit`, `part` elsewhere; `signs_only` (a finite argument): a finite value gives
-    # only its sign to the framework's part, which keeps its gradient
-    if v is None:
-        return part
-    if isinstance(v, tuple):
-        g, s, t = v
-        value = (np.cos(b) if g == "cos" else np.sin(b)) * float(s)
-        value, finite = (value if t is None else value + t), abs(float(s)) < float("inf")
-    else:
-        value = float(v)
-        finite = abs(float(v)) < float("inf")
-    if signs_only and finite:
-        value = np.where(np.isfinite(part), np.copysign(part, value), value)
-    return np.where(hit, value, part)
-
-
-def complex_special(own, f, symmetry, cases, turn, scale, z):
-    # f (NumPy's kernel) on the reduced argument, then the special values of the table
-    # (`ivy_ir.core.complex_cases`); a real z is the function's own (`own`: eager
-    # callers; the rules call this for complex z)
-    if not np.iscomplexobj(z):
-        return own(z)
-    z = np.asarray(z)
-
-    def parts(re, im):
-        out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), z.dtype)
-        out.real, out.imag = re, im
-        return out
-    if turn:
-        z = parts(-z.imag, z.real)
-    a, b = z.real, z.imag
-    neg_a, neg_b = np.signbit(a) & (symmetry != "conj"), np.signbit(b)
-    a, b = np.where(neg_a, -a, a), np.where(neg_b, -b, b)
-    with np.errstate(all="ignore"):
-        w = np.asarray(f(parts(a, b)))
-        re, im = w.real, w.imag
-        for ca, cb, re_case, im_case in reversed(cases):
-            hit = value_is(a, ca) & value_is(b, cb)
-            signs_only = {ca, cb} <= {"0", "+0", "-0", "fin", "nzfin", "unit", "1", "-1"}
-            re = case_value(hit, re_case, b, re, signs_only)
-            im = case_value(hit, im_case, b, im, signs_only)
-        re = np.where(neg_a & (symmetry == "odd"), -re, re)
-        im = np.where(neg_b ^ (neg_a & (symmetry == "even")), -im, im)
-        if turn == 1:
-            re, im = im, -re
-        return parts(re * scale, im * scale) if scale != 1 else parts(re, im)
+def complex_parts(re, im):
+    # re + im j exactly (re + 1j * im would make 0 * inf)
+    out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)),
+                   np.result_type(re, im, np.complex64))
+    out.real, out.imag = re, im
+    return out
