@@ -170,6 +170,7 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
     env.update(target.helpers)
     env.update(backend.helpers(env))
     env.update(complex_kernels(backend))
+    env.update({k: backend.compile_kernel(f) for k, f in backend.compiled_kernels.items()})
     native_ns = env[backend.ns.split(".")[0]]
     for part in backend.ns.split(".")[1:]:
         native_ns = getattr(native_ns, part)

@@ -52,6 +52,9 @@ class Backend:
     canonical axes) rather than the standard's: the namespace's own function instead."""
     compile_kernel: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda kernel: kernel
     """How the framework compiles a kernel of several calls into one (`jax.jit`)."""
+    compiled_kernels: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    """Kernels spellings call by name that `compile_kernel` compiles when the backend is
+    built (several native calls as one)."""
     hands_back: Callable[[Any, FacadeFn], bool] = lambda native, fn: False
     """Whether a native function, as `fn`, hands a tracer argument back to it (NumPy's
     ufuncs and array functions do, through `__array_ufunc__`/`__array_function__`,
@@ -171,7 +174,16 @@ def _default_integer(dtype: Any) -> Any:
     return wide if dtype.kind == "b" or dtype.itemsize < wide.itemsize else dtype
 
 
+def _jax_sign(x: Any) -> Any:
+    """jnp.sign with +0 for a zero (the standard's 0; XLA keeps -0 and -0j), jitted (XLA
+    folds a `+ 0` away: a select instead)."""
+    jnp = sys.modules["jax"].numpy
+    s = jnp.sign(x)
+    return jnp.where(s == 0, 0, s)
+
+
 JAX_SPELLINGS = {
+    "sign": "_sign(x)",
     "linspace": BATCHED_LINSPACE.format(ns="jnp"),
     **_as_lists("jnp"),
     "cumulative_prod": ("jnp.cumulative_prod(x, axis=axis, dtype=_default_integer(x.dtype) "
@@ -184,6 +196,10 @@ BACKENDS: dict[str, Backend] = {
                      hands_back=lambda f, fn: isinstance(f, (numpy.ufunc, type(numpy.where)))),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
                    own_spellings=JAX_SPELLINGS, kernels={"_default_integer": _default_integer},
+                   # the standard's named results (EighResult, SVDResult), which the
+                   # target's sign-fixing kernels do not build: jax.numpy's, as on NumPy
+                   skip_rules=frozenset({"linalg.eigh", "linalg.svd"}),
+                   compiled_kernels={"_sign": _jax_sign},
                    compile_kernel=lambda kernel: sys.modules["jax"].jit(kernel)),
     "torch": Backend("torch", "", "torch", ("torch",), _torch, own_spellings=TORCH_SPELLINGS,
                      kernels=TORCH_KERNELS, skip_rules=TORCH_SKIP_RULES,

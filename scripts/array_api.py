@@ -54,13 +54,16 @@ def run(backend: str, suite: Path, max_examples: int, extra: list[str]) -> dict:
 
 
 NOTES = {
-    "numpy": "What fails is NumPy's own: special cases of its complex `expm1`/`tanh` and of "
-             "the `ndarray` operators (`//`, `//=` with infinities), which `ivy` returns as "
-             "they are (it wraps functions, not the array type).",
-    "jax": "JAX arrays are immutable (`__setitem__`), and special cases of `jax.numpy`'s "
-           "own functions and of the `jax.Array` operators (signed zeros, infinities in "
-           "complex functions, `//`); `searchsorted` and `cumulative_prod` edge cases are "
-           "jax.numpy's.",
+    "numpy": "What fails is float `floor_divide` at infinities and signed zeros, through "
+             "`ivy.floor_divide` and the `ndarray` operators `//`, `//=` alike: NaN where the "
+             "standard gives an infinity, -1 where it gives -0 (NumPy's divmod, which is the "
+             "IR's documented meaning, docs/semantics.md). The complex functions' special "
+             "values all pass (`ivy_ir/core/complex_cases.py`).",
+    "jax": "JAX arrays are immutable (`__setitem__`); `floor_divide`, `remainder` and the "
+           "`jax.Array` operators at infinities and signed zeros (as on NumPy, and XLA's "
+           "zero signs); `searchsorted`'s index dtype is jax.numpy's. The "
+           "complex functions' special values all pass (the JAX target's kernel puts in "
+           "what XLA misses).",
     "torch": "The `torch.Tensor` operators (`//`, `%` with infinities and signed zeros, uint "
              "dtypes), which the spellings cannot reach; `torch.Tensor` lacks "
              "`__array_namespace__` and `to_device`; torch has almost no kernels for "

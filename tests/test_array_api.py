@@ -31,3 +31,16 @@ def test_numpy_backend_conformance():
                    if not any(e in i for e in EXPLAINED)]
     assert not unexplained, "\n".join(unexplained)
     assert counts["passed"] >= 1335, counts
+
+
+@pytest.mark.skipif(not array_api.SUITE.is_dir(), reason="no ../shared/array-api-tests here")
+@pytest.mark.skipif(importlib.util.find_spec("ndindex") is None, reason="needs ndindex")
+def test_jax_backend_passes_every_complex_special_case_of_the_unary_functions():
+    """The suite's special cases of the unary functions of complex arguments (their ids
+    read `real(x_i)`) on the JAX backend, which the JAX target's kernel puts in
+    (`ivy_ir/core/complex_cases.py`): XLA's own functions miss about thirty."""
+    report = array_api.run("jax", array_api.SUITE, 5, [
+        "--hypothesis-derandomize", "-k", "test_special_cases and test_unary and real"])
+    counts, failures = array_api.summarize("jax", report)
+    assert not failures, "\n".join(failures)
+    assert counts["passed"] >= 128, counts  # every complex case of the 2024.12 text
