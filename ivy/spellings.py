@@ -174,6 +174,13 @@ def _default_integer(dtype: Any) -> Any:
     return wide if dtype.kind == "b" or dtype.itemsize < wide.itemsize else dtype
 
 
+def _index_array(i: Any) -> Any:
+    """Indices in JAX's default integer dtype, the standard's index dtype (int64 under
+    `jax_enable_x64`): jnp.searchsorted gives int32 whatever the flag."""
+    wide = sys.modules["jax"].dtypes.canonicalize_dtype(numpy.int64)
+    return i if i.dtype == wide else i.astype(wide)
+
+
 def _jax_sign(x: Any) -> Any:
     """jnp.sign with +0 for a zero (the standard's 0; XLA keeps -0 and -0j), jitted (XLA
     folds a `+ 0` away: a select instead)."""
@@ -184,6 +191,7 @@ def _jax_sign(x: Any) -> Any:
 
 JAX_SPELLINGS = {
     "sign": "_sign(x)",
+    "searchsorted": "_index_array(jnp.searchsorted(x1, x2, side=side, sorter=sorter))",
     "linspace": BATCHED_LINSPACE.format(ns="jnp"),
     **_as_lists("jnp"),
     "cumulative_prod": ("jnp.cumulative_prod(x, axis=axis, dtype=_default_integer(x.dtype) "
@@ -195,7 +203,8 @@ BACKENDS: dict[str, Backend] = {
                      passthrough=True, own_spellings=NUMPY_SPELLINGS,
                      hands_back=lambda f, fn: isinstance(f, (numpy.ufunc, type(numpy.where)))),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
-                   own_spellings=JAX_SPELLINGS, kernels={"_default_integer": _default_integer},
+                   own_spellings=JAX_SPELLINGS,
+                   kernels={"_default_integer": _default_integer, "_index_array": _index_array},
                    # the standard's named results (EighResult, SVDResult), which the
                    # target's sign-fixing kernels do not build: jax.numpy's, as on NumPy
                    skip_rules=frozenset({"linalg.eigh", "linalg.svd"}),

@@ -61,9 +61,8 @@ NOTES = {
              "values all pass (`ivy_ir/core/complex_cases.py`).",
     "jax": "JAX arrays are immutable (`__setitem__`); `floor_divide`, `remainder` and the "
            "`jax.Array` operators at infinities and signed zeros (as on NumPy, and XLA's "
-           "zero signs); `searchsorted`'s index dtype is jax.numpy's. The "
-           "complex functions' special values all pass (the JAX target's kernel puts in "
-           "what XLA misses).",
+           "zero signs). The complex functions' special values all pass (the JAX target's "
+           "kernel puts in what XLA misses).",
     "torch": "The `torch.Tensor` operators (`//`, `%` with infinities and signed zeros, uint "
              "dtypes), which the spellings cannot reach; `torch.Tensor` lacks "
              "`__array_namespace__` and `to_device`; torch has almost no kernels for "

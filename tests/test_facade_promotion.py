@@ -5,6 +5,8 @@ weights float32), instead of the framework's dtype error."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -69,3 +71,16 @@ def test_running_sums_and_products_widen_small_integers_alike(backend):
             want = np.cumprod(np.array([1, 1, 2, 3]).astype(dtype).astype(np.int64))
             np.testing.assert_array_equal(ivy.to_numpy(prods), want)
             assert ivy.cumulative_prod(x, dtype=ivy.int16).dtype == ivy.int16
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_searchsorted_gives_the_default_index_dtype(backend):
+    # the standard's index dtype is the default integer (jnp.searchsorted gives int32
+    # even under jax_enable_x64; JAX's default integer is int64 there, int32 without)
+    wide = [__import__("jax").enable_x64(True)] if backend == "jax" else []
+    for scope in [contextlib.nullcontext(), *wide]:
+        with scope, getattr(ivy, backend).use:
+            x = ivy.asarray(np.array([1, 3, 5], np.uint8))
+            got = ivy.searchsorted(x, ivy.asarray(np.array([0, 3, 9], np.uint8)), side="right")
+            np.testing.assert_array_equal(ivy.to_numpy(got), [0, 2, 3])
+            assert got.dtype == ivy.argmax(x).dtype, got.dtype
