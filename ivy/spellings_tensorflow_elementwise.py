@@ -183,18 +183,8 @@ def _special(op: str) -> Any:
     return fn
 
 
-_TF_MATH = {op: _TF(f"math.{op}") for op in ("expm1", "log1p", "sqrt", "tanh", "tan")}
-_expm1, _log1p, _sqrt, _tanh, _tan = (_special(op) for op in _TF_MATH)
-
-
-def _log(x: Any) -> Any:
-    """TF's complex log squares the parts (overflowing for parts past ~1e154): complex
-    numbers as log(hypot(a, b)) + i atan2(b, a)."""
-    x = _arr(x)
-    if not x.dtype.is_complex:
-        return tf.math.log(x)
-    a, b = tf.math.real(x), tf.math.imag(x)
-    return tf.complex(tf.math.log(_hypot(a, b)), tf.math.atan2(b, a))
+_TF_MATH = {op: _TF(f"math.{op}") for op in ("expm1", "log", "log1p", "sqrt", "tanh", "tan")}
+_expm1, _log, _log1p, _sqrt, _tanh, _tan = (_special(op) for op in _TF_MATH)
 
 
 def _integral_identity(fn: Any) -> Any:
@@ -251,8 +241,7 @@ def _log_base(base: float) -> Any:
         x = _arr(x)
         if not x.dtype.is_complex:
             return _log(x) / tf.math.log(tf.constant(base, x.dtype))
-        out, scale = _log(x), 1 / math.log(base)  # each part (a complex division makes NaN)
-        return tf.complex(tf.math.real(out) * scale, tf.math.imag(out) * scale)
+        return lowerings.complex_kernel("tensorflow", f"log{int(base)}")(x)
     op.__doc__ = f"TF has no log{int(base)}: log(x) / log({int(base)})."
     return op
 

@@ -144,16 +144,8 @@ def op_expr(op: Operation, em: Emission) -> ast.expr:
         raise LoweringError(f"{op.name} is not an ivy op; the {em.target.name} target only "
                             "lowers the ivy dialect")
     expr = expression(op, em.target.emitted, em.names.of.__getitem__, em)
-    em.helpers |= calls(expr, em.target.helpers)
+    em.helpers |= names(expr, em.target.helpers)
     return parse(expr)
-
-
-_BARE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
-
-
-def calls(code: str, helpers: Any) -> set[str]:
-    """The helpers `code` calls by bare name (`conv(...)`, not `F.conv(...)`)."""
-    return {n for n in _BARE_CALL.findall(code) if n in helpers}
 
 
 _BARE_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")

@@ -45,7 +45,7 @@ from .target import Target
 from .tensorflow_fft import FFT_RULES
 from .tensorflow_nn import CAST, NN_RULES
 from .tensorflow_runtime import TensorFlowRuntime
-from .tensorflow_semantics import COMPLEX_SPECIAL, SEMANTIC_RULES
+from .tensorflow_semantics import COMPLEX_NATIVES, COMPLEX_SPECIAL, SEMANTIC_RULES
 from .tensorflow_storage import CARRIED, astype
 from .tensorflow_strings import STRING_RULES
 
@@ -393,7 +393,7 @@ TF_RULES: dict[str, Rule] = {
     **CONTROL_CALLS,
     **STRING_RULES,
 }
-TF_RULES.update(complex_special_rules(TF_RULES, COMPLEX_SPECIAL))
+TF_RULES.update(complex_special_rules(TF_RULES, COMPLEX_SPECIAL, COMPLEX_NATIVES))
 
 HELPERS = collect_helpers(K, NN, resample, C, FFT, S, D, T, boxes, complex_kernel)
 XLA_RULES = {"conv": LAYER_KERNEL_CALLS["conv"].replace("{layout})", "{layout}, shifted=True)")}

@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 __all__ = [
-    "attention", "column_signs", "complex_ops", "diagonal", "edge_pad", "eigh",
+    "attention", "column_signs", "complex_log", "complex_ops", "diagonal", "edge_pad", "eigh",
     "float_remainder", "floor_divide", "layer_norm", "matrix_norm", "move_last", "nextafter_bits",
     "order_key", "random_uniform", "sign_bit", "solve", "sort_along", "svd", "take_along_axis",
     "top_k", "tri", "variance", "vector_norm",
@@ -282,6 +282,16 @@ def attention(q, k, v, mask, causal, scale):
 def sign_bit(v):
     # v's sign bits (TF has no signbit): -0.0 and negative NaNs too
     return tf.bitcast(v, tf.int64 if v.dtype == tf.float64 else tf.int32) < 0
+
+
+def complex_log(z):
+    # log|z| + i arg z with |z| from its larger part and the ratio of the parts (TF's own
+    # squares them: NaN past ~1e154 and below ~1e-154); non-finite parts are the table's
+    a, b = tf.math.abs(tf.math.real(z)), tf.math.abs(tf.math.imag(z))
+    big, small = tf.math.maximum(a, b), tf.math.minimum(a, b)
+    ratio = small / tf.where(big == 0, tf.ones_like(big), big)
+    modulus = tf.math.log(big) + 0.5 * tf.math.log1p(ratio * ratio)
+    return tf.complex(modulus, tf.math.atan2(tf.math.imag(z), tf.math.real(z)))
 
 
 def complex_ops():

@@ -100,11 +100,14 @@ def _arange(c: OpContext) -> str:
         f"{c.lit('dtype')})"
 
 
-COMPLEX_SPECIAL = ("expm1", "log1p", "log2", "log10", "sqrt", "tanh", "tan")
+COMPLEX_SPECIAL = ("expm1", "log", "log1p", "log2", "log10", "sqrt", "tanh", "tan")
 """Complex functions whose special values TF misses (`log1p` of any infinite part is
 NaN + NaN j, `sqrt(inf - 1j)` has a +0 imaginary part, tanh's and tan's infinite limits
 C99's zero signs; TF has no log2 or log10, and a complex division by log(2) makes
 `log(-inf)` NaN): `ivy_ir/core/complex_cases.py` puts them in."""
+COMPLEX_NATIVES = {"log": "complex_log"}
+"""TF's complex log squares the parts: NaN for parts past ~1e154 or below ~1e-154
+(`log(1e200 + 1e200j)`); the kernel `complex_log` computes log|z| without squares."""
 
 SEMANTIC_RULES: dict[str, Rule] = {
     "arange": _arange,

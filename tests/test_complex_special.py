@@ -166,3 +166,17 @@ def test_gradients_through_the_corrected_functions(target: str) -> None:
         (w.real + w.imag).sum().backward()
         own = y.grad.numpy()
     np.testing.assert_allclose(got, own, rtol=1e-12)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_log_of_huge_and_tiny_complex_numbers(target: str) -> None:
+    """log|z| without squaring the parts (TF's own complex log gives NaN past ~1e154)."""
+    args = [1e200 + 1e200j, 1e-200 - 1e-200j, 3e-170 + 4e-170j, -2e300 + 1j]
+    for op, base in (("log", math.e), ("log2", 2.0), ("log10", 10.0)):
+        want = np.array([cmath.log(z) / math.log(base) for z in args])
+        got = compiled(op, args, np.complex128, target)
+        np.testing.assert_allclose(got, want, rtol=1e-14, err_msg=op)
+        with getattr(ivy, target).use, (__import__("jax").enable_x64(True)
+                                        if target == "jax" else contextlib.nullcontext()):
+            eager = ivy.to_numpy(getattr(ivy, op)(ivy.asarray(np.array(args))))
+        np.testing.assert_allclose(eager, want, rtol=1e-14, err_msg=f"ivy.{op}")

@@ -172,15 +172,17 @@ def native_function(rules: Mapping[str, Rule], op: str) -> str:
     return rule[:-5]
 
 
-def complex_special_rules(rules: Mapping[str, Rule], ops: Iterable[str]) -> dict[str, Rule]:
+def complex_special_rules(rules: Mapping[str, Rule], ops: Iterable[str],
+                          natives: Mapping[str, str] = {}) -> dict[str, Rule]:
     """Rules for `ops` that, for a complex operand, run the target's `complex_special`
-    kernel around its own function (real operands keep the rule in `rules`, `base`).
+    kernel around its own function, or the helper `natives` names for it (real operands
+    keep the rule in `rules`, `base`).
     Each rule carries `complex_special`: (the native function's expression, its
     `ComplexFn`), from which eager callers build the kernel (`lowerings.complex_kernel`)."""
     out: dict[str, Rule] = {}
     for op in ops:
         fn, base = FUNCTIONS[op], rules[op]
-        native = native_function(rules, fn.native)
+        native = natives.get(fn.native) or native_function(rules, fn.native)
 
         def rule(c: OpContext, base: Rule = base, fn: ComplexFn = fn, native: str = native
                  ) -> str:
