@@ -80,7 +80,7 @@ class Emission:
         """Local names of the function's tensors: its inputs, then its parameters."""
         self.locals: dict[str, str] = {}
         self.helpers: set[str] = set()
-        """The target's helper kernels the program calls."""
+        """The target's helper kernels the program names (calls, or hands to one)."""
 
     def add_data(self, value: np.ndarray) -> str:
         """Source that reads `value` from the namespace (data, never pasted as code)."""
