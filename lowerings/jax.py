@@ -46,7 +46,7 @@ from . import jax_data_kernels as D
 from . import jax_kernels as K
 from .jax_autodiff import JaxAutodiff
 from .jax_nn import NN_RULES, out_dtype
-from .jax_semantics import COMPLEX_SPECIAL, SEMANTIC_RULES
+from .jax_semantics import COMPLEX_NATIVES, COMPLEX_SPECIAL, SEMANTIC_RULES
 from .runtime import Runtime
 from .target import Target
 
@@ -173,7 +173,7 @@ JAX_RULES: dict[str, Rule] = {
     **SEMANTIC_RULES,
     **CONTROL_CALLS,
 }
-JAX_RULES.update(complex_special_rules(JAX_RULES, COMPLEX_SPECIAL))
+JAX_RULES.update(complex_special_rules(JAX_RULES, COMPLEX_SPECIAL, COMPLEX_NATIVES))
 
 
 def _dtype(name: str) -> str:

@@ -14,9 +14,10 @@ from jax import lax
 
 from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
-__all__ = ["adaptive_avg_pool", "column_signs", "complex_ops", "depthwise_conv",
-           "dilated_max_pool", "eigh", "float_remainder", "grouped_transpose_kernel",
-           "interpolate", "pointwise_conv", "standardize", "svd", "top_k"]
+__all__ = ["adaptive_avg_pool", "column_signs", "complex_cosh", "complex_ops", "complex_sinh",
+           "depthwise_conv", "dilated_max_pool", "eigh", "float_remainder",
+           "grouped_transpose_kernel", "interpolate", "pointwise_conv", "standardize", "svd",
+           "top_k"]
 
 
 def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
@@ -184,6 +185,19 @@ def svd(x, full_matrices):
 def eigh(x):
     w, v = jnp.linalg.eigh(x)
     return w, v * column_signs(v)[..., None, :]
+
+
+def complex_sinh(z):
+    # sinh(a) cos(b) + i cosh(a) sin(b): XLA's complex sinh and cosh lose sinh(a) for
+    # |a| below ~1e-8 (e^a - e^-a: sinh(1e-20 + 1e-20j) had real part 0)
+    a, b = jnp.real(z), jnp.imag(z)
+    return lax.complex(jnp.sinh(a) * jnp.cos(b), jnp.cosh(a) * jnp.sin(b))
+
+
+def complex_cosh(z):
+    # cosh(a) cos(b) + i sinh(a) sin(b), as `complex_sinh`
+    a, b = jnp.real(z), jnp.imag(z)
+    return lax.complex(jnp.cosh(a) * jnp.cos(b), jnp.sinh(a) * jnp.sin(b))
 
 
 def complex_ops():

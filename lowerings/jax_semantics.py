@@ -67,6 +67,9 @@ COMPLEX_SPECIAL = frozenset(FUNCTIONS)
 """Complex functions whose special values XLA misses (`exp(inf + inf j)` is NaN + NaN j,
 `sqrt(-4 - 0j)` is 2j: it ignores the sign of a zero on a branch cut):
 `ivy_ir/core/complex_cases.py` puts them in, for every function that has a table."""
+COMPLEX_NATIVES = {"sinh": "complex_sinh", "cosh": "complex_cosh"}
+"""XLA's complex sinh and cosh (and so sin and cos) lose sinh(a) for tiny real parts:
+computed from the real functions (`jax_kernels.py`)."""
 
 SEMANTIC_RULES: dict[str, Rule] = {
     "abs": _abs,

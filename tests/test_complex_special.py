@@ -169,9 +169,17 @@ def test_gradients_through_the_corrected_functions(target: str) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_log_of_huge_and_tiny_complex_numbers(target: str) -> None:
-    """log|z| without squaring the parts (TF's own complex log gives NaN past ~1e154)."""
+def test_huge_and_tiny_complex_arguments(target: str) -> None:
+    """log|z| without squaring the parts (TF's own complex log gives NaN past ~1e154);
+    sinh(a) of a tiny real part kept (XLA's complex sinh and cosh, and so sin and cos,
+    made it 0)."""
     args = [1e200 + 1e200j, 1e-200 - 1e-200j, 3e-170 + 4e-170j, -2e300 + 1j]
+    tiny = [1e-20 + 1e-20j, 3e-170 - 4e-170j, 2.5 + 1e-30j, 1e-30 + 2.5j]
+    for op in ("sinh", "cosh", "sin", "cos"):
+        want = np.array([getattr(cmath, op)(z) for z in tiny])
+        got = compiled(op, tiny, np.complex128, target)
+        np.testing.assert_allclose(got.real, want.real, rtol=1e-14, atol=0, err_msg=op)
+        np.testing.assert_allclose(got.imag, want.imag, rtol=1e-14, atol=0, err_msg=op)
     for op, base in (("log", math.e), ("log2", 2.0), ("log10", 10.0)):
         want = np.array([cmath.log(z) / math.log(base) for z in args])
         got = compiled(op, args, np.complex128, target)
