@@ -22,7 +22,9 @@ import pytest
 from differential import run_compiled
 
 import ivy
-from ivy_ir.core.complex_cases import FUNCTIONS
+from ivy_ir.core.complex_cases import CLASSES, FUNCTIONS
+from ivy_ir.core.complex_kernel import value_is
+from ivy_ir.core.reference_special import complex_ops
 
 TARGETS = ("numpy", "jax", "torch", "tensorflow")
 inf, nan, pi = math.inf, math.nan, math.pi
@@ -88,6 +90,19 @@ def compiled(op: str, args: list[complex], dtype: type, target: str) -> np.ndarr
         got, _ = run_compiled(op, [np.array(args, dtype)], {}, target)
     assert got[0].dtype == dtype
     return got[0]
+
+
+def test_every_class_the_tables_name_is_one_the_kernel_tests() -> None:
+    v = np.array(PARTS)
+    members = {c: value_is(complex_ops(), v, c) for c in CLASSES}
+    assert members.pop("any") is None
+    for cls, want in (("+0", [0.0]), ("-0", [-0.0]), ("unit", [-1.0, -0.5, -0.0, 0.0, 0.5, 1.0]),
+                      ("nz", [-inf, -2.5, -1.0, -0.5, 0.5, 1.0, 2.5, inf, nan])):
+        got = v[members[cls]]
+        np.testing.assert_array_equal(got, want, err_msg=cls)
+        assert np.signbit(got).tolist() == np.signbit(want).tolist(), cls
+    for fn in FUNCTIONS.values():
+        assert {c for case in fn.cases for c in case[:2]} <= set(CLASSES), fn
 
 
 @pytest.mark.parametrize("target", TARGETS)
