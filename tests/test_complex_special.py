@@ -63,15 +63,16 @@ STANDARD = [
 
 def agree(got: complex, want: complex, arg: complex, rtol: float) -> bool:
     """`got` is `want` (NaN for NaN; signs where the standard fixes them, see above)."""
-    loose = not (math.isfinite(arg.real) or math.isfinite(arg.imag))
+    no_finite_part = not (math.isfinite(arg.real) or math.isfinite(arg.imag))
     for g, w, other in ((got.real, want.real, want.imag), (got.imag, want.imag, want.real)):
+        signs_open = no_finite_part or math.isnan(other)
         if math.isnan(w) or math.isnan(g):
             if not (math.isnan(w) and math.isnan(g)):
                 return False
         elif math.isinf(w) or w == 0 or math.isinf(g) or g == 0:
-            same = g == w if (loose or math.isnan(other)) and (w == 0 or math.isinf(w)) else (
-                g == w and math.copysign(1, g) == math.copysign(1, w))
-            if not (same or ((loose or math.isnan(other)) and abs(g) == abs(w))):
+            if signs_open and abs(g) != abs(w):
+                return False
+            if not signs_open and not (g == w and math.copysign(1, g) == math.copysign(1, w)):
                 return False
         elif abs(g - w) > rtol * abs(w):
             return False
