@@ -107,7 +107,8 @@ def write(results: dict, max_examples: int) -> str:
              "The standard's own test suite (data-apis/array-api-tests, version 2024.12, "
              f"`--max-examples={max_examples}`) run against `ivy` with each backend set "
              "globally, by `scripts/array_api.py`, which writes this page. CI runs the "
-             "numpy backend (`tests/test_array_api.py`). Reference under the same "
+             "numpy backend, and the JAX backend's complex special cases "
+             "(`tests/test_array_api.py`). Reference under the same "
              "settings: `array_api_strict` 2.6 passes 1,338; NumPy 2.4's own namespace "
              "1,319; `jax.numpy` 1,292; `array_api_compat.torch` 1,301.", "",
              "| backend | passed | failed | skipped |", "|---|---|---|---|"]
