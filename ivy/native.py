@@ -141,16 +141,6 @@ def _kernel_name(fn: FacadeFn) -> str:
     return "_special" + _py_name(fn.name)
 
 
-def complex_kernels(backend: Backend) -> dict[str, Callable[..., Any]]:
-    """The `complex_special` kernel of each facade function whose rule has one."""
-    out = {}
-    for fn in CATALOGUE.values():
-        kernel = lowerings.complex_kernel(backend.name, fn.spec.name) if fn.spec else None
-        if kernel is not None:
-            out[_kernel_name(fn)] = backend.compile_kernel(kernel)
-    return out
-
-
 def _resolves(namespace: Any, dotted: str) -> bool:
     obj = namespace
     for part in dotted.split("."):
@@ -169,7 +159,6 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
     exec(target.imports + backend.imports, env)  # noqa: S102 (our own import lines)
     env.update(target.helpers)
     env.update(backend.helpers(env))
-    env.update(complex_kernels(backend))
     env.update({k: backend.compile_kernel(f) for k, f in backend.compiled_kernels.items()})
     native_ns = env[backend.ns.split(".")[0]]
     for part in backend.ns.split(".")[1:]:
@@ -182,6 +171,9 @@ def build(name: str, retry: Callable[..., Any]) -> types.SimpleNamespace:
     origin, bodies = {}, {}
     for fn in CATALOGUE.values():
         bodies[fn.name], origin[fn.name] = body_of(fn, backend, target, native_ns)
+        if origin[fn.name] == "complex kernel":
+            kernel = lowerings.complex_kernel(name, fn.spec.name)
+            env[_kernel_name(fn)] = backend.compile_kernel(kernel)
     source = "\n".join(function_source(CATALOGUE[n], b) for n, b in bodies.items())
     code = _Prebound(env).visit(ast.parse(source))
     exec(compile(code, f"<ivy {name} backend>", "exec"), env)  # noqa: S102

@@ -170,9 +170,8 @@ def rounded_once(rule: Rule, cast: str) -> Rule:
     to 8 or 11 bits, several units off after a few hundred terms; a layer norm's
     statistics so rounded are 10-30 units off), XLA's float16 division by a broadcast
     operand, torch's half `erf` (docs/semantics.md). `cast` spells a conversion of `{x}`
-    to `{dtype}`. The rule
-    keeps `rule` as its `plain` form, which the `ivy` facade's eager functions call
-    (a framework's own eager kernel, as for every other op)."""
+    to `{dtype}`. The rule keeps `rule` as its `plain` form, which the `ivy` facade's
+    eager functions call (a framework's own eager kernel, as for every other op)."""
     def rule_(c: OpContext) -> str:
         if c.out.dtype not in HALF or len(c.out_types) > 1:
             return render(rule, c)
