@@ -53,15 +53,23 @@ def _conv_call(c: OpContext, kernel: str, strides: tuple[int, ...],
                pads: tuple[tuple[int, int], ...], dims: str, lhs_dilation: str = "") -> str:
     a = c.attrs
     dil = "" if _all_ones(a["dilations"]) else f"rhs_dilation={c.lit('dilations')}, "
-    groups = "" if a["groups"] == 1 else f", feature_group_count={a['groups']}"
-    y = f"lax.conv_general_dilated({c.args['x']}, {kernel}, {literal(strides)}, " \
-        f"{literal(pads)}, {lhs_dilation}{dil}dimension_numbers={dims}{groups})"
+    head = f"{c.args['x']}, {kernel}, {literal(strides)}, {literal(pads)}"
+    if 1 < a["groups"] <= SPLIT_GROUPS:  # one convolution per group (`jax_kernels.grouped_conv`)
+        y = f"grouped_conv({head}, {dims}, {a['groups']}, {lhs_dilation}{dil})"
+    else:
+        groups = "" if a["groups"] == 1 else f", feature_group_count={a['groups']}"
+        y = f"lax.conv_general_dilated({head}, {lhs_dilation}{dil}dimension_numbers={dims}{groups})"
     if c.args["bias"] == "None":
         return y
     if a["layout"] == "channels_last":
         return f"{y} + {c.args['bias']}"
     return f"{y} + {c.args['bias']}.reshape({literal((-1,) + (1,) * len(strides))})"
 
+
+SPLIT_GROUPS = 64
+"""The most feature groups a convolution is run as one convolution per group
+(`jax_kernels.grouped_conv`) rather than as XLA's grouped convolution; above, a
+depthwise convolution with a large kernel (more taps than `SHIFTED_TAPS`)."""
 
 SHIFTED_TAPS = 64
 """The most kernel taps a depthwise convolution is lowered as shifted multiply-adds
