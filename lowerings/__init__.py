@@ -158,7 +158,8 @@ def _load(work: Module, tgt: Target, runtime: Runtime, fn_name: str, options: di
         exec(code, namespace)  # the source is ours: identifiers sanitised, strings repr'd
         native = runtime.arrange(_params(runtime, values, trainable), work)
     raw = namespace[fn_name]
-    return source, raw, runtime.wrap(raw, wide=wide, data_shaped=data_shaped, **options), native
+    return source, raw, runtime.wrap(raw, wide=wide, data_shaped=data_shaped, **options,
+                                     **runtime.program_options(work)), native
 
 
 def _load_stages(work: Module, stages: list[staged.Stage], returned: tuple[int, ...],
@@ -179,7 +180,8 @@ def _load_stages(work: Module, stages: list[staged.Stage], returned: tuple[int, 
             with runtime.scope(wide):
                 exec(compile(source, f"<ivy_ir {tgt.name}>", "exec"), namespace)  # noqa: S102
             fn = _reading(stage, runtime.wrap(namespace[name], wide=wide,
-                                              data_shaped=stage.kind == "eager", **options))
+                                              data_shaped=stage.kind == "eager", **options,
+                                              **runtime.program_options(stage.module)))
         parts.append((stage, fn))
         shown = source.removeprefix(tgt.imports) if imported and stage.kind != "host" \
             else source  # the target's imports once

@@ -54,6 +54,11 @@ class Runtime(NoAutodiff):
         """The framework's own wrapping of `raw(params, *inputs)`."""
         return raw
 
+    def program_options(self, module: Module) -> dict[str, Any]:
+        """Options of `wrap` chosen from the program itself (how XLA compiles a network
+        with convolutions on JAX), passed beside the user's."""
+        return {}
+
     def scope(self, wide: bool) -> AbstractContextManager[Any]:
         """Where the generated module runs its top level (hoisted constants) and makes
         its parameters: JAX's scoped x64 for programs with 64-bit values."""
