@@ -62,18 +62,21 @@ def test_a_program_without_convolutions_keeps_xla_defaults():
     assert RUNTIME.program_options(c.ir_module) == {}
 
 
-def test_the_program_runs_inside_the_callers_own_jit_and_grad():
+def test_the_program_runs_inside_the_callers_own_jit_grad_and_vmap():
     """There the caller's compilation holds the program, and JAX refuses options on an
     inner `jax.jit`: the program then runs without its own."""
     net = _cnn()
     c = ivy_ir.compile(net, target="jax", args=(X,))
     loss = jax.jit(lambda p, x: (c.apply(p, x) ** 2).sum())
     grads = jax.jit(jax.grad(lambda p, x: (c.apply(p, x) ** 2).sum()))(c.trainable_params, X)
+    eager_grads = jax.grad(lambda p: (c.apply(p, X) ** 2).sum())(c.trainable_params)
+    batched = jax.vmap(lambda x: c(x[None])[0])(X)
     out = net(torch.from_numpy(X))
     (out ** 2).sum().backward()
     np.testing.assert_allclose(float(loss(c.params, X)), float((out ** 2).sum()), rtol=1e-5)
-    np.testing.assert_allclose(np.asarray(jax.jit(lambda x: c(x))(X)), out.detach().numpy(),
-                               rtol=1e-5, atol=1e-5)
+    for got in (jax.jit(lambda x: c(x))(X), batched):
+        np.testing.assert_allclose(np.asarray(got), out.detach().numpy(), rtol=1e-5, atol=1e-5)
     for name, p in net.named_parameters():
-        np.testing.assert_allclose(np.asarray(grads[name]), p.grad.numpy(), rtol=1e-4,
-                                   atol=1e-5, err_msg=name)
+        for got in (grads, eager_grads):
+            np.testing.assert_allclose(np.asarray(got[name]), p.grad.numpy(), rtol=1e-4,
+                                       atol=1e-5, err_msg=name)
