@@ -199,10 +199,11 @@ default. The options are this compilation's, never the process's flags."""
 
 
 @functools.cache
-def _xla_accepts(options: tuple[tuple[str, str], ...]) -> bool:
-    """Whether this jaxlib's CPU compiler knows `options` (an experimental one may go)."""
+def _xla_accepts_convolution_options() -> bool:
+    """Whether this jaxlib's CPU compiler knows the options (an experimental one may go)."""
     try:
-        jax.jit(lambda: jnp.zeros(()), compiler_options=dict(options)).lower().compile()
+        jax.jit(lambda: jnp.zeros(()),
+                compiler_options=CONVOLUTION_XLA_OPTIONS).lower().compile()
     except jax.errors.JaxRuntimeError:
         return False
     return True
@@ -255,8 +256,8 @@ class JaxRuntime(JaxAutodiff, Runtime):
                 isinstance(op, IvyOp) and op.SPEC.name in CONVOLUTIONS
                 for op in module.entry.walk()):
             return {}
-        chosen = tuple(CONVOLUTION_XLA_OPTIONS.items())
-        return {"compiler_options": dict(chosen)} if _xla_accepts(chosen) else {}
+        return {"compiler_options": CONVOLUTION_XLA_OPTIONS} \
+            if _xla_accepts_convolution_options() else {}
 
     def wrap(self, raw: Callable[..., Any], wide: bool = False, data_shaped: bool = False,
              compiler_options: dict[str, str] | None = None,

@@ -85,49 +85,42 @@ def test_grouped_conv_runs_one_convolution_per_group_on_jax(case):
 
 @pytest.mark.parametrize("layout", ["channels_first", "channels_last"])
 def test_grouped_conv_transpose_runs_one_convolution_per_group_on_jax(layout):
-    import jax
-
     rng = np.random.default_rng(1)
     x = rng.standard_normal((2, 6, 5, 4)).astype(np.float32)
     w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)  # (in, out / groups, kH, kW)
-    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
-    want = torch.nn.functional.conv_transpose2d(xt, wt, stride=2, padding=1,
-                                                output_padding=1, groups=3)
-    (want ** 2).sum().backward()
-    last = layout == "channels_last"
-    xl, wl = (np.moveaxis(x, 1, -1), np.moveaxis(w, (0, 1), (-1, -2))) if last else (x, w)
     attrs = dict(strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1],
                  dilations=[1, 1], groups=3, layout=layout)
-    compiled = ivy_ir.compile(lambda x, w: ivy.conv_transpose(x, w, None, **attrs),
-                              target="jax", args=(xl, wl))
-    assert "grouped_conv(" in compiled.source and "feature_group_count" not in compiled.source
-    got = np.asarray(compiled(xl, wl))
-    dx, dw = jax.grad(lambda x, w: (compiled.apply(compiled.params, x, w) ** 2).sum(),
-                      argnums=(0, 1))(xl, wl)
-    if last:
-        got, dx = np.moveaxis(got, -1, 1), np.moveaxis(np.asarray(dx), -1, 1)
-        dw = np.moveaxis(np.asarray(dw), (-1, -2), (0, 1))
-    np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(np.asarray(dx), xt.grad.numpy(), rtol=1e-4, atol=1e-3)
-    np.testing.assert_allclose(np.asarray(dw), wt.grad.numpy(), rtol=1e-4, atol=1e-3)
+    compiled = _check_against_torch(x, w, None, attrs, "jax", "grouped_conv(")
+    assert "feature_group_count" not in compiled.source
 
 
 def _check_against_torch(x, w, b, attrs, target, kernel):
+    """`ivy.conv` (or `ivy.conv_transpose`, when attrs has output_padding) compiled for
+    target, its values and gradients against torch's; the compiled program."""
     n = x.ndim - 2
     xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
-    conv = [torch.nn.functional.conv1d, torch.nn.functional.conv2d,
-            torch.nn.functional.conv3d][n - 1]
-    padding = attrs["padding"]
-    pads = [p for i in reversed(range(n)) for p in padding[2 * i:2 * i + 2]]
-    want = conv(torch.nn.functional.pad(xt, pads), wt, None if b is None else torch.tensor(b),
-                attrs["strides"], dilation=attrs["dilations"], groups=attrs["groups"])
+    bt = None if b is None else torch.tensor(b)
+    padding, transpose = attrs["padding"], "output_padding" in attrs
+    if transpose:
+        assert padding[::2] == padding[1::2]  # torch's transposed padding is symmetric
+        conv = [torch.nn.functional.conv_transpose1d, torch.nn.functional.conv_transpose2d,
+                torch.nn.functional.conv_transpose3d][n - 1]
+        want = conv(xt, wt, bt, attrs["strides"], padding[::2], attrs["output_padding"],
+                    attrs["groups"], attrs["dilations"])
+    else:
+        conv = [torch.nn.functional.conv1d, torch.nn.functional.conv2d,
+                torch.nn.functional.conv3d][n - 1]
+        pads = [p for i in reversed(range(n)) for p in padding[2 * i:2 * i + 2]]
+        want = conv(torch.nn.functional.pad(xt, pads), wt, bt, attrs["strides"],
+                    dilation=attrs["dilations"], groups=attrs["groups"])
     (want ** 2).sum().backward()
     last = attrs["layout"] == "channels_last"
     if last:
         x, w = np.moveaxis(x, 1, -1), np.moveaxis(w, (0, 1), (-1, -2))
+    op = ivy.conv_transpose if transpose else ivy.conv
 
     def f(x, w, *b):
-        return ivy.conv(x, w, *b or [None], **attrs)
+        return op(x, w, *b or [None], **attrs)
     rest = () if b is None else (b,)
     compiled = ivy_ir.compile(f, target=target, args=(x, w, *rest))
     assert kernel in compiled.source
@@ -138,6 +131,7 @@ def _check_against_torch(x, w, b, attrs, target, kernel):
     np.testing.assert_allclose(np.asarray(got), want.detach().numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(np.asarray(dx), xt.grad.numpy(), rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(np.asarray(dw), wt.grad.numpy(), rtol=1e-4, atol=1e-3)
+    return compiled
 
 
 def _tf_grads(compiled, x, w, rest):
