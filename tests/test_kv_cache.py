@@ -37,9 +37,13 @@ CONFIGS = {
         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
         initializer_range=1.0)),
 }
+HEAVY = {"qwen2"}
+"""Llama's attention with biased projections: `pytest -m heavy` only (about 50 s of CI's
+budget; gpt2 and llama keep both cache layouts and grouped-query attention in CI)."""
 
 
-@pytest.fixture(scope="module", params=sorted(CONFIGS))
+@pytest.fixture(scope="module", params=[
+    pytest.param(name, marks=pytest.mark.heavy) if name in HEAVY else name for name in CONFIGS])
 def lm(request):
     torch.manual_seed(0)
     cls, cfg = CONFIGS[request.param]
