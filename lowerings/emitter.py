@@ -10,7 +10,9 @@ with memory is decided here from the ops' metadata, never by editing text:
   hand-written code instead of living until the function returns;
 - `out=`: where a target's rule for an op is one call that writes into `out=`
   (`Target.inplace_ops`, NumPy's ufuncs) and the dead operand is a fresh array of the
-  result's type, the result is written into it (`v = np.add(v, c, out=v)`);
+  result's type, the result is written into it (`v = np.add(v, c, out=v)`); eager torch
+  uses the op's in-place method on such an operand when this op is its only user
+  (`v = v.relu_()` after a `linear`: `fused.overwritable_operand`);
 - fused groups: eager targets emit an `ivy.fused` group as nested expressions with
   in-place methods (`fused.py`); the others splice its body in place, op by op;
 - control flow: each region of an `ivy.cond`/`ivy.while_loop`/`ivy.scan` becomes a
@@ -38,7 +40,7 @@ from ivy_ir.dialect.symbolic import PREFIX
 from ivy_ir.dialect.types import CLASS_MEMBERS
 
 from .emission import Emission, assign, name, names, op_expr
-from .fused import emit_expressions
+from .fused import emit_expressions, in_place_call, overwritable_operand
 from .target import Target
 
 
@@ -150,12 +152,17 @@ class _Writer:
 
     def _statement(self, i: int, op: Operation) -> tuple[ast.stmt, SSAValue | None]:
         """`results = expression`, the single result taking over a dead operand's name
-        (and its buffer, with `out=`, where the target allows)."""
+        (and its buffer, with `out=` or an in-place method, where the target allows)."""
         em, names = self.em, self.em.names
-        expr = op_expr(op, em)
         assert isinstance(op, IvyOp)
         dead = [v for v in dict.fromkeys(self.canon(v) for v in op.operands)
                 if v in self.produced and self.last_use[v] == i]
+        k = overwritable_operand(op, em.target, lambda t: t in dead and self.canon(t) is t)
+        if k is not None:  # `v = v.relu_()`
+            reused = op.operands[k]
+            names.of[op.results[0]] = names.of[reused]
+            return assign([names.of[reused]], in_place_call(op, k, em)), reused
+        expr = op_expr(op, em)
         reused = None
         if len(op.results) == 1 and dead:
             into = next((v for v in dead if isinstance(expr, ast.Call)

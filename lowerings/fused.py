@@ -9,16 +9,18 @@ chain. Named values (used twice, yielded, or ending a long expression) take over
 names of dead ones (`v = f(v)`), as the statement emitter does outside groups.
 
 In-place is autograd-safe by construction: the overwritten tensor is used by nothing
-else (one use, not yielded), was made inside the group by an op with an in-place form
-(so it is a fresh tensor, never an input, parameter or view), and that op does not
-keep its result for the backward pass (`Target.saves_result`: exp, tanh, ...). The
-in-place op's own backward needs are met by autograd (it keeps what it needs).
+else (one use, not yielded), was made here by an op with an in-place form or one of
+`Target.fresh_ops` (so it is a fresh tensor, never an input, parameter or view), and
+that op does not keep its result for the backward pass (`Target.saves_result`: exp,
+tanh, relu, ...). The in-place op's own backward needs are met by autograd (it keeps
+what it needs). The statement emitter applies the same test to ops outside groups.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.ir import SSAValue
@@ -26,6 +28,7 @@ from xdsl.ir import SSAValue
 from ivy_ir.dialect import COMMUTATIVE, FusedOp, IvyOp, YieldOp
 
 from .emission import Emission, assign, name, op_expr
+from .target import Target
 
 MAX_INLINE = 8
 """Most ops inlined into one statement; a longer chain is split for readability."""
@@ -92,26 +95,42 @@ def _call(op: IvyOp, em: Emission) -> _Node:
 def _in_place(op: IvyOp, nodes: dict[SSAValue, _Node], yielded: set[SSAValue],
               em: Emission) -> _Node | None:
     """`t.add_(y)` when an operand `t` may be overwritten (see the module docstring)."""
-    target = em.target
+    k = overwritable_operand(op, em.target, lambda t: t in nodes and t not in yielded)
+    if k is None:
+        return None
+    holes = _holes(op, em)
+    return _Node(op.results[0], in_place_call(op, k, em), holes)
+
+
+def overwritable_operand(op: IvyOp, target: Target, fresh: Callable[[SSAValue], bool]
+                         ) -> int | None:
+    """The operand `op` may compute into with its in-place method: used by `op` alone,
+    once, of the result's type, made by an op whose result is a fresh tensor that its
+    backward does not keep (`fresh` says the value was made here, not passed in)."""
     method = target.inplace_methods.get(op.SPEC.name)
     if method is None or target.widens(op):  # a widened op runs out of place, cast back
         return None
     operands = list(op.operands)
     order = [0, 1] if len(operands) == 2 and op.SPEC.name in COMMUTATIVE else [0]
+    makers = target.inplace_methods.keys() | target.fresh_ops
     for k in order:
         t = operands[k]
         maker = t.owner
-        if (t in nodes and t not in yielded and t.has_one_use()
-                and operands.count(t) == 1 and t.type == op.results[0].type
-                and isinstance(maker, IvyOp) and maker.SPEC.name in target.inplace_methods
-                and maker.SPEC.name not in target.saves_result):
-            others = operands[:k] + operands[k + 1:]
-            holes = _holes(op, em)
-            names = em.names.of
-            call = ast.Call(ast.Attribute(name(names[t]), method, ast.Load()),
-                            [name(names[o]) for o in others], [])
-            return _Node(op.results[0], call, holes)
+        if (t.has_one_use() and operands.count(t) == 1 and t.type == op.results[0].type
+                and isinstance(maker, IvyOp) and maker.SPEC.name in makers
+                and maker.SPEC.name not in target.saves_result and fresh(t)):
+            return k
     return None
+
+
+def in_place_call(op: IvyOp, k: int, em: Emission) -> ast.Call:
+    """`t.method(*others)` for operand `k` of `op`, by the names in `em.names.of`."""
+    operands = list(op.operands)
+    others = operands[:k] + operands[k + 1:]
+    names = em.names.of
+    return ast.Call(ast.Attribute(name(names[operands[k]]),
+                                  em.target.inplace_methods[op.SPEC.name], ast.Load()),
+                    [name(names[o]) for o in others], [])
 
 
 def _write(fused: FusedOp, nodes: dict[SSAValue, _Node], text: dict[SSAValue, str],

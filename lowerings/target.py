@@ -182,7 +182,7 @@ class Target(RuleTable):
     pass) before emitting, because this target emits a group better than op by op."""
     self_fusing_options: frozenset[str] = frozenset()
     """Options under which the framework's own compiler fuses (`torch_compile`): the
-    lowering then leaves elementwise ops unfused."""
+    lowering then leaves elementwise ops unfused and out of place."""
     fused_as_expressions: bool = False
     """Emit an `ivy.fused` body as nested expressions, so an eager framework frees each
     single-use intermediate at once, using `inplace_methods` on fresh intermediates;
@@ -216,7 +216,10 @@ class Target(RuleTable):
         """This target as lowered with `options` (its `option_rules` applied)."""
         extra = {op: rule for o, rules in self.option_rules.items() if options.get(o)
                  for op, rule in rules.items()}
-        return replace(self, rules={**self.rules, **extra}) if extra else self
+        changes: dict[str, Any] = {"rules": {**self.rules, **extra}} if extra else {}
+        if any(options.get(o) for o in self.self_fusing_options):
+            changes["inplace_methods"] = {}  # its compiler plans the buffers itself
+        return replace(self, **changes) if changes else self
 
     @cached_property
     def emitted(self) -> Target:

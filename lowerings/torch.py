@@ -402,13 +402,16 @@ def _dtype(name: str) -> str:
 NO_INPLACE_GRAD = frozenset({"acosh", "asinh", "atanh", "floor_divide"})
 # ops whose autograd keeps their result for the backward pass (checked in the same test)
 SAVES_RESULT = frozenset({"exp", "expm1", "tanh", "sigmoid", "sqrt", "rsqrt", "reciprocal",
-                          "tan", "pow"})
+                          "tan", "pow", "relu"})
+# products whose result is a fresh tensor their backward does not keep, so the next
+# elementwise op may update it in place (`F.linear(...)` then `.relu_()`; same test)
+FRESH_PRODUCTS = frozenset({"linear", "matmul", "conv", "conv_transpose"})
 
 
 def _inplace_methods() -> dict[str, str]:
-    """Elementwise ops lowered as one `torch.NAME(x[, y])` call (the plain ones, and
-    sigmoid) whose `Tensor.NAME_` twin computes the same values into `x`."""
-    names = {**native_names(PLAIN_ELEMENTWISE, NAMES), "sigmoid": "sigmoid"}
+    """Elementwise ops lowered as one `torch.NAME(x[, y])` call (the plain ones, sigmoid
+    and relu) whose `Tensor.NAME_` twin computes the same values into `x`."""
+    names = {**native_names(PLAIN_ELEMENTWISE, NAMES), "sigmoid": "sigmoid", "relu": "relu"}
     return {op: f"{name}_" for op, name in names.items()
             if op not in NO_INPLACE_GRAD | SEMANTIC_RULES.keys()
             and hasattr(torch.Tensor, f"{name}_")}
@@ -421,6 +424,6 @@ TARGET = Target(name="torch", rules=TORCH_RULES, dtype=_dtype, array="torch.tens
                 imports="import torch\nimport torch.nn.functional as F\n",
                 fuse_elementwise=True, self_fusing_options=frozenset({"torch_compile"}),
                 fused_as_expressions=True, inplace_methods=_inplace_methods(),
-                saves_result=SAVES_RESULT, widening=WIDENING,
+                saves_result=SAVES_RESULT, fresh_ops=FRESH_PRODUCTS, widening=WIDENING,
                 host_dtypes=frozenset({"string"}))
 RUNTIME = TorchRuntime()

@@ -287,6 +287,52 @@ def test_each_torch_in_place_form_is_exact(op, unfused_torch):
             np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15)
 
 
+_CONV = {"strides": [1], "padding": [1, 1], "dilations": [1]}
+FRESH_CASES = {
+    "linear": (lambda x, w: ivy.ops.linear(x, w), ((3, 4), (5, 4))),
+    "matmul": (lambda x, w: ivy.ops.matmul(x, w), ((3, 4), (4, 5))),
+    "conv": (lambda x, w: ivy.ops.conv(x, w, **_CONV), ((2, 3, 6), (4, 3, 3))),
+    "conv_transpose": (lambda x, w: ivy.ops.conv_transpose(x, w, output_padding=[0], **_CONV),
+                       ((2, 3, 6), (3, 4, 3))),
+}
+
+
+def _fresh_args(op: str) -> tuple[np.ndarray, ...]:
+    return tuple(RNG.standard_normal(shape) for shape in FRESH_CASES[op][1])
+
+
+@pytest.mark.parametrize("op", sorted(get_target("torch").fresh_ops))
+def test_an_activation_after_a_product_runs_in_place_and_keeps_gradients(op):
+    """`v = F.linear(...)` then `v = v.relu_()` (and `v.add_(c)` for `add(c, v)`): the
+    values and gradients of the NumPy target and JAX's autodiff."""
+    import jax
+
+    product, _ = FRESH_CASES[op]
+    args = _fresh_args(op)
+    for fn, method in ((lambda x, w: ivy.ops.relu(product(x, w)), ".relu_()"),
+                       (lambda x, w: ivy.ops.add(x.sum(), product(x, w)), ".add_(")):
+        module = ivy_ir.trace(fn, args)
+        source = ivy_ir.lower(module, "torch").source
+        assert method in source, source
+        np.testing.assert_allclose(_outputs(module, "torch", args)[0],
+                                   _outputs(module, "numpy", args)[0], rtol=1e-13, atol=1e-13)
+        with jax.enable_x64(True):
+            want = _jax_grads(module, args)
+        for g, w in zip(_torch_grads(module, args), want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-13)
+
+
+def test_a_product_read_twice_is_not_overwritten():
+    args = _fresh_args("linear")
+    module = ivy_ir.trace(lambda x, w: ivy.ops.relu(ivy.ops.linear(x, w))
+                          + ivy.ops.linear(x, w) * 0 + ivy.ops.linear(x, w), args)
+    module = run_pipeline(module, "cse")  # one linear, read by relu and by the sum
+    source = ivy_ir.lower(module, "torch").source
+    assert source.count("F.linear(") == 1 and "relu_" not in source, source
+    np.testing.assert_allclose(_outputs(module, "torch", args)[0],
+                               _outputs(module, "numpy", args)[0], rtol=1e-13, atol=1e-13)
+
+
 def test_saves_result_lists_exactly_the_ops_autograd_keeps_the_result_of():
     """Overwriting the result of an op outside `saves_result` must leave backward
     working; every listed op really keeps its result (the list is not a guess)."""
