@@ -7,7 +7,9 @@ Three tables, each `op name -> rules`:
   (`permute_dims` then its inverse, `reshape`s back to the original shape,
   `expand_dims` then `squeeze`, a widening `astype` and back);
 - `COMPOSE_RULES`: the same chains folded into one op when they do not come back
-  (`reshape` of `reshape`, `permute_dims` of `permute_dims`, lossless cast chains).
+  (`reshape` of `reshape`, `permute_dims` of `permute_dims`, lossless cast chains), a
+  permute of unit dims as a reshape, and slices and dropped unit dims moved above
+  permutes.
 
 `strip-wrappers` runs the first two, `canonicalize` all three (see canonicalize.py).
 """
@@ -150,6 +152,51 @@ def _permute_chain(compose: bool) -> Rule:
     return rule
 
 
+def _unit_permute(op: IvyOp, emit: Emit) -> Replacement:
+    """A permute that moves only dims of size 1 keeps the element order: a reshape
+    (`(1, 128, 8, 1, 64)` by `(3, 1, 2, 0, 4)`), which reshape chains then fold."""
+    dims = spec(source(op)).shape
+    moved = [a for a in _axes(op) if dims[a] != 1]
+    shape = spec(op.results[0]).shape
+    if moved != sorted(moved) or None in shape:
+        return None
+    return emit("reshape", source(op), shape=shape)
+
+
+def _unit_dims_before_permute(op: IvyOp, emit: Emit) -> Replacement:
+    """reshape(permute(x, p)) that only drops the dims of size 1 -> permute(x without
+    them, p on the others): the dims go before the permute, where reshape chains and
+    the slice rule below can reach past it."""
+    inner = producer(source(op), "permute_dims")
+    if inner is None or not inner.results[0].has_one_use():
+        return None
+    dims, p = spec(source(inner)).shape, _axes(inner)
+    keep = [i for i, d in enumerate(dims) if d != 1]
+    if None in dims or len(keep) == len(dims) \
+            or list(spec(op.results[0]).shape) != [dims[a] for a in p if dims[a] != 1]:
+        return None
+    squeezed = emit("reshape", source(inner), shape=[dims[i] for i in keep])
+    return emit("permute_dims", squeezed, axes=[keep.index(a) for a in p if dims[a] != 1])
+
+
+def _slice_of_permute(op: IvyOp, emit: Emit) -> Replacement:
+    """slice(permute(y, p)) -> permute(slice(y), p) where only slices read the permute,
+    the bounds moved to y's dims: each permute then runs on its smaller part, and once
+    a slice takes a moved dim down to size 1 the permute may become a reshape (torch's
+    `nn.MultiheadAttention` picks q, k and v this way out of a (3, ...) transpose)."""
+    inner = producer(source(op), "permute_dims")
+    if inner is None or not all(isinstance(u.operation, IvyOp)
+                                and u.operation.SPEC.name == "slice"
+                                for u in inner.results[0].uses):
+        return None  # another user would keep the whole permute anyway
+    p, a = _axes(inner), op.attr_values()
+    moved = {name: [0] * len(p) for name in ("start", "stop", "step")}
+    for i, axis in enumerate(p):
+        for name, values in moved.items():
+            values[axis] = a[name][i]
+    return emit("permute_dims", emit("slice", source(inner), **moved), axes=p)
+
+
 def _astype_chain(compose: bool) -> Rule:
     def rule(op: IvyOp, emit: Emit) -> Replacement:
         """astype(astype(x, m), d) = astype(x, d) when m holds every value of x's dtype
@@ -189,7 +236,9 @@ ROUND_TRIP_RULES: dict[str, tuple[Rule, ...]] = {
 }
 COMPOSE_RULES: dict[str, tuple[Rule, ...]] = {
     **{name: (_reshape_chain(compose=True),) for name in RESHAPES},
-    "permute_dims": (_permute_chain(compose=True),),
+    "reshape": (_reshape_chain(compose=True), _unit_dims_before_permute),
+    "permute_dims": (_permute_chain(compose=True), _unit_permute),
+    "slice": (_slice_of_permute,),
     "astype": (_astype_chain(compose=True),),
     "broadcast_to": (_broadcast_chain,),
     "stack": (_stack_one,),

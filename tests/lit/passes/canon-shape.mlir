@@ -105,3 +105,58 @@ func.func @astype_lossy_middle(%x: tensor<3xf32>, %l: tensor<3xi64>) -> (tensor<
 // CHECK-NEXT:    %b = ivy.astype %a {dtype = f64}
 // CHECK-NEXT:    %c = ivy.astype %l {dtype = i32}
 // CHECK-NEXT:    %d = ivy.astype %c {dtype = f64}
+
+func.func @unit_permute_is_reshape(%x: tensor<5x1x16xf32>) -> tensor<1x5x16xf32> {
+  %p = ivy.permute_dims %x {axes = [1, 0, 2]} : (tensor<5x1x16xf32>) -> tensor<1x5x16xf32>
+  func.return %p : tensor<1x5x16xf32>
+}
+// only a size-1 dim moves: the element order is unchanged
+// CHECK-LABEL: func.func @unit_permute_is_reshape
+// CHECK-NEXT:    %p = ivy.reshape %x {shape = [1, 5, 16]}
+// CHECK-NEXT:    func.return %p
+
+func.func @moving_a_real_dim_stays(%x: tensor<1x5x3xf32>) -> tensor<3x5x1xf32> {
+  %p = ivy.permute_dims %x {axes = [2, 1, 0]} : (tensor<1x5x3xf32>) -> tensor<3x5x1xf32>
+  func.return %p : tensor<3x5x1xf32>
+}
+// CHECK-LABEL: func.func @moving_a_real_dim_stays
+// CHECK-NEXT:    %p = ivy.permute_dims %x {axes = [2, 1, 0]}
+
+func.func @mha_qkv_split(%x: tensor<5x2x48xf32>) -> (tensor<1x5x2x16xf32>, tensor<1x5x2x16xf32>) {
+  %a = ivy.reshape %x {shape = [1, 5, 2, 3, 16]} : (tensor<5x2x48xf32>) -> tensor<1x5x2x3x16xf32>
+  %p = ivy.permute_dims %a {axes = [3, 1, 2, 0, 4]} : (tensor<1x5x2x3x16xf32>) -> tensor<3x5x2x1x16xf32>
+  %b = ivy.reshape %p {shape = [3, 5, 2, 16]} : (tensor<3x5x2x1x16xf32>) -> tensor<3x5x2x16xf32>
+  %q = ivy.slice %b {start = [0, 0, 0, 0], stop = [1, 5, 2, 16], step = [1, 1, 1, 1]} : (tensor<3x5x2x16xf32>) -> tensor<1x5x2x16xf32>
+  %k = ivy.slice %b {start = [1, 0, 0, 0], stop = [2, 5, 2, 16], step = [1, 1, 1, 1]} : (tensor<3x5x2x16xf32>) -> tensor<1x5x2x16xf32>
+  func.return %q, %k : tensor<1x5x2x16xf32>, tensor<1x5x2x16xf32>
+}
+// torch's nn.MultiheadAttention: the unit dims leave before the (3, ...) transpose,
+// each slice moves above it, and the transposes of size-1 dims become reshapes: no
+// permute is left
+// CHECK-LABEL: func.func @mha_qkv_split
+// CHECK-NEXT:    [[R:%.*]] = ivy.reshape %x {shape = [5, 2, 3, 16]}
+// CHECK-NEXT:    [[Q:%.*]] = ivy.slice [[R]] {start = [0, 0, 0, 0], stop = [5, 2, 1, 16], step = [1, 1, 1, 1]}
+// CHECK-NEXT:    [[Q1:%.*]] = ivy.reshape [[Q]] {shape = [1, 5, 2, 16]}
+// CHECK-NEXT:    [[K:%.*]] = ivy.slice [[R]] {start = [0, 0, 1, 0], stop = [5, 2, 2, 16], step = [1, 1, 1, 1]}
+// CHECK-NEXT:    [[K1:%.*]] = ivy.reshape [[K]] {shape = [1, 5, 2, 16]}
+// CHECK-NEXT:    func.return [[Q1]], [[K1]]
+
+func.func @permute_read_by_a_slice_and_more(%x: tensor<2x3xf32>) -> (tensor<1x2xf32>, tensor<3x2xf32>) {
+  %p = ivy.permute_dims %x {axes = [1, 0]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %s = ivy.slice %p {start = [0, 0], stop = [1, 2], step = [1, 1]} : (tensor<3x2xf32>) -> tensor<1x2xf32>
+  func.return %s, %p : tensor<1x2xf32>, tensor<3x2xf32>
+}
+// the whole permute is needed anyway: the slice stays below it
+// CHECK-LABEL: func.func @permute_read_by_a_slice_and_more
+// CHECK-NEXT:    %p = ivy.permute_dims %x {axes = [1, 0]}
+// CHECK-NEXT:    %s = ivy.slice %p
+
+func.func @strided_slice_moves_above_a_permute(%x: tensor<4x6xf32>) -> tensor<2x4xf32> {
+  %p = ivy.permute_dims %x {axes = [1, 0]} : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %s = ivy.slice %p {start = [1, 0], stop = [5, 4], step = [2, 1]} : (tensor<6x4xf32>) -> tensor<2x4xf32>
+  func.return %s : tensor<2x4xf32>
+}
+// CHECK-LABEL: func.func @strided_slice_moves_above_a_permute
+// CHECK-NEXT:    [[S:%.*]] = ivy.slice %x {start = [0, 1], stop = [4, 5], step = [1, 2]} : (tensor<4x6xf32>) -> tensor<4x2xf32>
+// CHECK-NEXT:    [[P:%.*]] = ivy.permute_dims [[S]] {axes = [1, 0]}
+// CHECK-NEXT:    func.return [[P]]
