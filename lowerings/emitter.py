@@ -157,7 +157,7 @@ class _Writer:
         assert isinstance(op, IvyOp)
         dead = [v for v in dict.fromkeys(self.canon(v) for v in op.operands)
                 if v in self.produced and self.last_use[v] == i]
-        k = overwritable_operand(op, em.target, lambda t: t in dead and self.canon(t) is t)
+        k = overwritable_operand(op, em.target, lambda t: t in dead)  # dead holds canon values
         if k is not None:  # `v = v.relu_()`
             reused = op.operands[k]
             names.of[op.results[0]] = names.of[reused]
