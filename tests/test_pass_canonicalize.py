@@ -219,6 +219,29 @@ def test_shape_and_cast_chains_compose() -> None:
                           "permute_dims"]
 
 
+def test_slices_and_unit_dims_move_above_permutes() -> None:
+    """torch's nn.MultiheadAttention q/k/v split, a strided slice of a transpose and a
+    permute of unit dims: the same bits before and after, and no transpose left where
+    the permute only moved what the slices drop."""
+    after = check("""func.func @main(%x: tensor<5x2x48xf32>, %y: tensor<4x6xf32>, %u: tensor<5x1x3xf32>)
+    -> (tensor<1x5x2x16xf32>, tensor<1x5x2x16xf32>, tensor<1x5x2x16xf32>, tensor<2x4xf32>,
+        tensor<1x5x3xf32>) {
+  %a = ivy.reshape %x {shape = [1, 5, 2, 3, 16]} : (tensor<5x2x48xf32>) -> tensor<1x5x2x3x16xf32>
+  %p = ivy.permute_dims %a {axes = [3, 1, 2, 0, 4]} : (tensor<1x5x2x3x16xf32>) -> tensor<3x5x2x1x16xf32>
+  %b = ivy.reshape %p {shape = [3, 5, 2, 16]} : (tensor<3x5x2x1x16xf32>) -> tensor<3x5x2x16xf32>
+  %q = ivy.slice %b {start = [0, 0, 0, 0], stop = [1, 5, 2, 16], step = [1, 1, 1, 1]} : (tensor<3x5x2x16xf32>) -> tensor<1x5x2x16xf32>
+  %k = ivy.slice %b {start = [1, 0, 0, 0], stop = [2, 5, 2, 16], step = [1, 1, 1, 1]} : (tensor<3x5x2x16xf32>) -> tensor<1x5x2x16xf32>
+  %v = ivy.slice %b {start = [2, 0, 0, 0], stop = [3, 5, 2, 16], step = [1, 1, 1, 1]} : (tensor<3x5x2x16xf32>) -> tensor<1x5x2x16xf32>
+  %t = ivy.permute_dims %y {axes = [1, 0]} : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %s = ivy.slice %t {start = [1, 0], stop = [5, 4], step = [2, 1]} : (tensor<6x4xf32>) -> tensor<2x4xf32>
+  %w = ivy.permute_dims %u {axes = [1, 0, 2]} : (tensor<5x1x3xf32>) -> tensor<1x5x3xf32>
+  func.return %q, %k, %v, %s, %w : tensor<1x5x2x16xf32>, tensor<1x5x2x16xf32>, tensor<1x5x2x16xf32>, tensor<2x4xf32>, tensor<1x5x3xf32>
+}""", np.arange(480, dtype=np.float32).reshape(5, 2, 48),
+        _fill(FLOAT_SPECIALS, (4, 6)), np.arange(15, dtype=np.float32).reshape(5, 1, 3))
+    assert ops(after).count("permute_dims") == 1  # the strided slice's, now below it
+    assert ops(after).count("slice") == 4
+
+
 def test_constant_folding_matches_the_reference() -> None:
     text = """func.func @main() -> (tensor<3xf32>, tensor<i64>, tensor<0xf32>, tensor<2xi8>,
                                     tensor<1xi32>, tensor<2xi32>, tensor<20xf32>) {
