@@ -137,10 +137,7 @@ def _max_pool(c: OpContext) -> str:
     dt = out_dtype(c)
     init = "-jnp.inf" if c.out.dtype in FLOATS else f"{dt}(jnp.iinfo({dt}).min)"
     pads = _full_rank(c, _window_pads(c, dil), (0, 0))
-    if not _all_ones(dil):
-        return f"dilated_max_pool({c.args['x']}, {init}, {_window(c)}, " \
-            f"{_full_rank(c, dil, 1)}, {pads})"
-    return f"lax.reduce_window({c.args['x']}, {init}, lax.max, {_window(c)}, {pads})"
+    return f"max_pool({c.args['x']}, {init}, {_window(c)}, {_full_rank(c, dil, 1)}, {pads})"
 
 
 def _avg_pool(c: OpContext) -> str:
@@ -148,8 +145,7 @@ def _avg_pool(c: OpContext) -> str:
     # count_include_pad), never those that ceil_mode adds, as PyTorch does
     a = c.attrs
     pads = _window_pads(c, (1,) * len(a["kernel"]))
-    total = f"lax.reduce_window({c.args['x']}, 0.0, lax.add, {_window(c)}, " \
-        f"{_full_rank(c, pads, (0, 0))})"
+    total = f"sum_pool({c.args['x']}, {_window(c)}, {_full_rank(c, pads, (0, 0))})"
     given = list(zip(a["padding"][::2], a["padding"][1::2]))
     if a["count_include_pad"] and pads == given:
         return f"{total} / {float(math.prod(a['kernel']))}"
@@ -159,8 +155,8 @@ def _avg_pool(c: OpContext) -> str:
         cpads = [(0, hi - g) for (_, hi), (_, g) in zip(pads, given)]
     else:
         inside, cpads = list(ins), pads
-    count = f"lax.reduce_window(jnp.ones({_full_rank(c, inside, 1)}, {out_dtype(c)}), 0.0, " \
-        f"lax.add, {_window(c)}, {_full_rank(c, cpads, (0, 0))})"
+    count = f"window_count({_full_rank(c, inside, 1)}, {_window(c)}, " \
+        f"{_full_rank(c, cpads, (0, 0))}, {out_dtype(c)})"
     return f"{total} / {count}"
 
 
