@@ -83,6 +83,8 @@ case("string_equal", _pair, _elementwise(lambda a, b: a == b, bool))
 case("string_concat", _pair, _elementwise(lambda a, b: a + b, object))
 case("string_normalize", _normalize, _normalize_ref)
 case("string_split", _split, _split_ref)
+# the op is ONNX's RE2, whose classes are ASCII: for these patterns `re.ASCII` is RE2
 case("regex_full_match", _regex, lambda x, pattern: np.array(
-    [re.fullmatch(pattern, s) is not None for s in x.flat], dtype=bool).reshape(x.shape))
+    [re.fullmatch(pattern, s, re.ASCII) is not None for s in x.flat],
+    dtype=bool).reshape(x.shape))
 case("string_lookup", _lookup, _lookup_ref)

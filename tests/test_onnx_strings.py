@@ -25,6 +25,7 @@ import ivy_ir  # noqa: E402
 from ivy_ir.core.errors import IRError, UnsupportedOpsError  # noqa: E402
 from ivy_ir.onnx_backend import backend  # noqa: E402
 from lowerings import LoweringError  # noqa: E402
+from lowerings.runtime import host_array  # noqa: E402
 
 TEXT_TESTS = re.compile(r"test_(strnormalizer|string_concat|string_split|regex_full_match|"
                         r"equal_string|ai_onnx_ml_label_encoder_(string|tensor))")
@@ -189,3 +190,41 @@ def test_only_text_ops_make_text() -> None:
         ivy_ir.parse("func.func @f() -> tensor<2x!ivy.string> {\n"
                      "  %z = ivy.zeros {shape = [2], dtype = !ivy.string} : () -> "
                      "tensor<2x!ivy.string>\n  func.return %z : tensor<2x!ivy.string>\n}\n")
+
+
+SPLIT_TEXT = [" A", " ", "", "a  b  c ", "  a b", "a\u00a0b c", "a\x0bb", "a\x1cb c",
+              "\u3000\u00e9a\u2003 b\u00a0\u00a0c  "]
+
+
+@pytest.mark.parametrize("target", ["numpy", "tensorflow"])
+@pytest.mark.parametrize("maxsplit", [None, 0, 1, 2])
+def test_whitespace_split_is_pythons(target: str, maxsplit: int | None) -> None:
+    """No delimiter: Python's `str.split(None, maxsplit)` exactly. TF's own split skips
+    no leading whitespace under `maxsplit=0` and splits only at ASCII whitespace; the
+    rest after `maxsplit` splits keeps its original (Unicode) whitespace."""
+    x = np.array(SPLIT_TEXT, dtype=object)
+    import ivy
+    c = ivy_ir.compile(lambda t: ivy.string_split(t, None, maxsplit), target=target, args=(x,))
+    parts, counts = (host_array(v) for v in c(x))
+    want = [s.split(None, -1 if maxsplit is None else maxsplit) for s in SPLIT_TEXT]
+    assert counts.tolist() == [len(w) for w in want]
+    assert [row[:len(w)] for row, w in zip(parts.tolist(), want)] == want
+    assert all(v == "" for row, w in zip(parts.tolist(), want) for v in row[len(w):])
+
+
+@pytest.mark.parametrize("target", ["numpy", "tensorflow", "jax"])
+def test_regex_classes_are_re2s(target: str) -> None:
+    """ONNX's RegexFullMatch is RE2, whose \\w, \\d and \\s are ASCII: Python's `re` is
+    given them spelt out, so every target answers as onnxruntime and TF do."""
+    import ivy
+    x = np.array(["abc_1", "\u00e9", "\u0663", " ", "\u00a0", "x y", "a.b"], dtype=object)
+    want = {r"\w+": [True, False, False, False, False, False, False],
+            r"\d": [False, False, False, False, False, False, False],
+            r"\s": [False, False, False, True, False, False, False],
+            r"[\w ]+": [True, False, False, True, False, True, False],
+            r"\W": [False, True, True, True, True, False, False],
+            r"[\w.]+": [True, False, False, False, False, False, True]}
+    for pattern, expected in want.items():
+        c = ivy_ir.compile(lambda t, p=pattern: ivy.regex_full_match(t, p), target=target,
+                           args=(x,))
+        assert host_array(c(x)).tolist() == expected, pattern

@@ -37,8 +37,37 @@ def string_equal(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.array(same, dtype=bool).reshape(xb.shape)
 
 
+def ascii_classes(pattern: str) -> str:
+    """`pattern` with RE2's meaning of the Perl classes spelt out for Python's `re`:
+    ONNX specifies RE2, whose `\\w`, `\\d` and `\\s` are ASCII ([0-9A-Za-z_], [0-9],
+    [\\t\\n\\f\\r ]) where Python's are Unicode ('é' is a word character in `re`, not
+    in RE2). Negated classes inside a bracket (`[\\W]`) and `\\b` keep Python's meaning."""
+    classes = {"w": "0-9A-Za-z_", "d": "0-9", "s": "\\t\\n\\f\\r "}
+    out, i, in_class, start = [], 0, False, -1
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            esc = pattern[i + 1]
+            if esc in classes:
+                out.append(classes[esc] if in_class else f"[{classes[esc]}]")
+            elif esc.lower() in classes and not in_class:
+                out.append(f"[^{classes[esc.lower()]}]")
+            else:
+                out.append(ch + esc)
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class, start = True, len(out) + 1
+        elif ch == "]" and in_class and len(out) > start and not (
+                len(out) == start + 1 and out[start] == "^"):
+            in_class = False
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 def regex_full_match(x: np.ndarray, pattern: str) -> np.ndarray:
-    compiled = re.compile(pattern)
+    compiled = re.compile(ascii_classes(pattern))
     x = np.asarray(x, dtype=object)
     found = [compiled.fullmatch(s) is not None for s in x.ravel().tolist()]
     return np.array(found, dtype=bool).reshape(x.shape)
@@ -95,5 +124,5 @@ STRING_RULES: dict[str, Rule] = {
 }
 """The NumPy rules of the text ops (merged into `reference.NUMPY_RULES`)."""
 
-__all__ = ["regex_full_match", "string_concat", "string_equal", "string_lookup",
-           "string_normalize", "string_split", "text"]
+__all__ = ["ascii_classes", "regex_full_match", "string_concat", "string_equal",
+           "string_lookup", "string_normalize", "string_split", "text"]
