@@ -242,6 +242,32 @@ def test_slices_and_unit_dims_move_above_permutes() -> None:
     assert ops(after).count("slice") == 4
 
 
+def test_a_permute_moves_below_a_linear_it_feeds() -> None:
+    """nn.MultiheadAttention's seq-first turn before its in-projection: the product of x
+    as it lies, permuted after, gives the same values (rows of one product either way:
+    BLAS may group them differently, so within float32 rounding); a permute that
+    another op reads too stays above its product."""
+    text = """func.func @main(%x: tensor<3x4x8xf32>, %v: tensor<3x4x8xf32>, %w: tensor<6x8xf32>,
+                     %b: tensor<6xf32>) -> (tensor<4x3x6xf32>, tensor<4x3x6xf32>, tensor<4x3x8xf32>) {
+  %p = ivy.permute_dims %x {axes = [1, 0, 2]} : (tensor<3x4x8xf32>) -> tensor<4x3x8xf32>
+  %y = ivy.linear %p, %w, bias = %b : (tensor<4x3x8xf32>, tensor<6x8xf32>, tensor<6xf32>) -> tensor<4x3x6xf32>
+  %q = ivy.permute_dims %v {axes = [1, 0, 2]} : (tensor<3x4x8xf32>) -> tensor<4x3x8xf32>
+  %z = ivy.linear %q, %w : (tensor<4x3x8xf32>, tensor<6x8xf32>) -> tensor<4x3x6xf32>
+  %n = ivy.tanh %q : (tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+  func.return %y, %z, %n : tensor<4x3x6xf32>, tensor<4x3x6xf32>, tensor<4x3x8xf32>
+}"""
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal(s).astype(np.float32)
+              for s in ((3, 4, 8), (3, 4, 8), (6, 8), (6,))]
+    before = ivy_ir.parse(text)
+    after = run_pipeline(before, "canonicalize")
+    want = _outs(ivy_ir.lower(before, "numpy")(*inputs))
+    got = _outs(ivy_ir.lower(after, "numpy")(*inputs))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+    assert ops(after)[:2] == ["linear", "permute_dims"]  # the first product reads x
+    assert ops(after).count("permute_dims") == 2  # v's permute stays for tanh
+
 def test_constant_folding_matches_the_reference() -> None:
     text = """func.func @main() -> (tensor<3xf32>, tensor<i64>, tensor<0xf32>, tensor<2xi8>,
                                     tensor<1xi32>, tensor<2xi32>, tensor<20xf32>) {

@@ -8,8 +8,8 @@ Three tables, each `op name -> rules`:
   `expand_dims` then `squeeze`, a widening `astype` and back);
 - `COMPOSE_RULES`: the same chains folded into one op when they do not come back
   (`reshape` of `reshape`, `permute_dims` of `permute_dims`, lossless cast chains), a
-  permute of unit dims as a reshape, and slices and dropped unit dims moved above
-  permutes.
+  permute of unit dims as a reshape, slices and dropped unit dims moved above permutes,
+  and permutes that keep the last dim moved below a `linear`.
 
 `strip-wrappers` runs the first two, `canonicalize` all three (see canonicalize.py).
 """
@@ -197,6 +197,20 @@ def _slice_of_permute(op: IvyOp, emit: Emit) -> Replacement:
     return emit("permute_dims", emit("slice", source(inner), **moved), axes=p)
 
 
+def _linear_of_permute(op: IvyOp, emit: Emit) -> Replacement:
+    """linear(permute(x, p)) -> permute(linear(x), p) where p keeps the last dim and the
+    permute has no other reader: the product reads x as it lies (torch's
+    `nn.MultiheadAttention` turns a batch-first input seq-first before its in-projection,
+    and a product of the transposed view copies it first)."""
+    inner = producer(source(op), "permute_dims")
+    if inner is None or not inner.results[0].has_one_use():
+        return None
+    p = _axes(inner)
+    if p[-1] != len(p) - 1:
+        return None
+    return emit("permute_dims", emit("linear", source(inner), *op.operands[1:]), axes=p)
+
+
 def _astype_chain(compose: bool) -> Rule:
     def rule(op: IvyOp, emit: Emit) -> Replacement:
         """astype(astype(x, m), d) = astype(x, d) when m holds every value of x's dtype
@@ -239,6 +253,7 @@ COMPOSE_RULES: dict[str, tuple[Rule, ...]] = {
     "reshape": (_reshape_chain(compose=True), _unit_dims_before_permute),
     "permute_dims": (_permute_chain(compose=True), _unit_permute),
     "slice": (_slice_of_permute,),
+    "linear": (_linear_of_permute,),
     "astype": (_astype_chain(compose=True),),
     "broadcast_to": (_broadcast_chain,),
     "stack": (_stack_one,),

@@ -160,3 +160,29 @@ func.func @strided_slice_moves_above_a_permute(%x: tensor<4x6xf32>) -> tensor<2x
 // CHECK-NEXT:    [[S:%.*]] = ivy.slice %x {start = [0, 1], stop = [4, 5], step = [1, 2]} : (tensor<4x6xf32>) -> tensor<4x2xf32>
 // CHECK-NEXT:    [[P:%.*]] = ivy.permute_dims [[S]] {axes = [1, 0]}
 // CHECK-NEXT:    func.return [[P]]
+
+func.func @linear_of_a_permute(%x: tensor<2x5x8xf32>, %w: tensor<6x8xf32>, %b: tensor<6xf32>) -> tensor<5x2x6xf32> {
+  %p = ivy.permute_dims %x {axes = [1, 0, 2]} : (tensor<2x5x8xf32>) -> tensor<5x2x8xf32>
+  %y = ivy.linear %p, %w, bias = %b : (tensor<5x2x8xf32>, tensor<6x8xf32>, tensor<6xf32>) -> tensor<5x2x6xf32>
+  func.return %y : tensor<5x2x6xf32>
+}
+// a batch-first input made seq-first before a product (nn.MultiheadAttention's
+// in-projection): the product reads x as it lies, the permute moves below it
+// CHECK-LABEL: func.func @linear_of_a_permute
+// CHECK-NEXT:    [[L:%.*]] = ivy.linear %x, %w, bias = %b : (tensor<2x5x8xf32>, tensor<6x8xf32>, tensor<6xf32>) -> tensor<2x5x6xf32>
+// CHECK-NEXT:    [[P:%.*]] = ivy.permute_dims [[L]] {axes = [1, 0, 2]}
+// CHECK-NEXT:    func.return [[P]]
+
+func.func @linear_of_a_permute_that_stays(%x: tensor<8x5xf32>, %u: tensor<2x5x8xf32>, %w: tensor<6x8xf32>) -> (tensor<5x6xf32>, tensor<5x2x8xf32>, tensor<5x2x6xf32>) {
+  %p = ivy.permute_dims %x {axes = [1, 0]} : (tensor<8x5xf32>) -> tensor<5x8xf32>
+  %y = ivy.linear %p, %w : (tensor<5x8xf32>, tensor<6x8xf32>) -> tensor<5x6xf32>
+  %r = ivy.permute_dims %u {axes = [1, 0, 2]} : (tensor<2x5x8xf32>) -> tensor<5x2x8xf32>
+  %s = ivy.linear %r, %w : (tensor<5x2x8xf32>, tensor<6x8xf32>) -> tensor<5x2x6xf32>
+  func.return %y, %r, %s : tensor<5x6xf32>, tensor<5x2x8xf32>, tensor<5x2x6xf32>
+}
+// a permute that moves the product's dim, or that another op reads, stays above it
+// CHECK-LABEL: func.func @linear_of_a_permute_that_stays
+// CHECK-NEXT:    %p = ivy.permute_dims %x {axes = [1, 0]}
+// CHECK-NEXT:    %y = ivy.linear %p, %w
+// CHECK-NEXT:    %r = ivy.permute_dims %u {axes = [1, 0, 2]}
+// CHECK-NEXT:    %s = ivy.linear %r, %w
