@@ -47,7 +47,6 @@ def space_class() -> str:
                          for a, b in runs) + "]"
 
 
-
 def string_split(x: tf.Tensor, delimiter: str | None, maxsplit: int | None) -> list[tf.Tensor]:
     """`tf.strings.split` of the flat strings (ragged), padded with "" into a dense
     tensor of x's shape plus the longest count, and the counts. With no delimiter,
