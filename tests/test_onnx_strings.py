@@ -21,6 +21,7 @@ pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 from onnx_cases import make_model, node_case, node_cases, tensor_info  # noqa: E402
 
+import ivy  # noqa: E402
 import ivy_ir  # noqa: E402
 from ivy_ir.core.errors import IRError, UnsupportedOpsError  # noqa: E402
 from ivy_ir.onnx_backend import backend  # noqa: E402
@@ -203,7 +204,6 @@ def test_whitespace_split_is_pythons(target: str, maxsplit: int | None) -> None:
     no leading whitespace under `maxsplit=0` and splits only at ASCII whitespace; the
     rest after `maxsplit` splits keeps its original (Unicode) whitespace."""
     x = np.array(SPLIT_TEXT, dtype=object)
-    import ivy
     c = ivy_ir.compile(lambda t: ivy.string_split(t, None, maxsplit), target=target, args=(x,))
     parts, counts = (host_array(v) for v in c(x))
     want = [s.split(None, -1 if maxsplit is None else maxsplit) for s in SPLIT_TEXT]
@@ -216,7 +216,6 @@ def test_whitespace_split_is_pythons(target: str, maxsplit: int | None) -> None:
 def test_regex_classes_are_re2s(target: str) -> None:
     """ONNX's RegexFullMatch is RE2, whose \\w, \\d and \\s are ASCII: Python's `re` is
     given them spelt out, so every target answers as onnxruntime and TF do."""
-    import ivy
     x = np.array(["abc_1", "\u00e9", "\u0663", " ", "\u00a0", "x y", "a.b"], dtype=object)
     want = {r"\w+": [True, False, False, False, False, False, False],
             r"\d": [False, False, False, False, False, False, False],
