@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ivy_ir import api
-from ivy_ir.dialect.types import numpy_dtype
+from ivy_ir.dialect.types import is_text, numpy_dtype
 
 from .catalogue import CATALOGUE, FacadeFn
 from .dtypes import dtype_name
@@ -66,7 +66,7 @@ class OneOpCache:
         return compiled(*arrays)
 
     def _compile(self, fn: FacadeFn, bound: dict[str, Any], arrays: list[Any]) -> Any:
-        examples = [np.zeros(tuple(a.shape), _numpy_dtype(a)) for a in arrays]
+        examples = [_example(a) for a in arrays]
 
         def program(*xs: Any) -> Any:
             it = iter(xs)
@@ -92,5 +92,10 @@ def _spec(a: Any) -> tuple[Any, ...]:
     return tuple(a.shape), dtype_name(a.dtype)
 
 
-def _numpy_dtype(a: Any) -> Any:
-    return numpy_dtype(dtype_name(a.dtype))
+def _example(a: Any) -> np.ndarray:
+    """A NumPy stand-in for `a` to trace with: its shape and dtype (text as `str`s, which
+    an object array of zeros would not be)."""
+    name = dtype_name(a.dtype)
+    if name == "string" or isinstance(a, np.ndarray) and is_text(a.dtype):
+        return np.full(tuple(a.shape), "", dtype=object)
+    return np.zeros(tuple(a.shape), numpy_dtype(name))

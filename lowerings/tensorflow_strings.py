@@ -4,7 +4,8 @@ TF holds text as UTF-8 bytes: a NumPy object array of `str` goes in through
 `tf.convert_to_tensor` (which encodes it), and `lowerings.runtime.host_array` decodes
 results back into `str`, so callers see what the NumPy target gives. Case changes use
 `encoding="utf-8"` so non-ASCII letters change too; `regex_full_match` runs RE2 (the
-syntax ONNX specifies), which agrees with Python's `re` on the common subset.
+syntax ONNX specifies) as it is; the other targets run `re` on the pattern rewritten to
+RE2's meaning (`ivy_ir/dialect/re2_patterns.py`).
 """
 
 from __future__ import annotations

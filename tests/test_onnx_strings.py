@@ -215,7 +215,8 @@ def test_whitespace_split_is_pythons(target: str, maxsplit: int | None) -> None:
 @pytest.mark.parametrize("target", ["numpy", "tensorflow", "jax"])
 def test_regex_classes_are_re2s(target: str) -> None:
     """ONNX's RegexFullMatch is RE2, whose \\w, \\d and \\s are ASCII: Python's `re` is
-    given them spelt out, so every target answers as onnxruntime and TF do."""
+    given them spelt out (`re2_patterns`), so every target answers as onnxruntime and
+    TF do."""
     x = np.array(["abc_1", "\u00e9", "\u0663", " ", "\u00a0", "x y", "a.b"], dtype=object)
     want = {r"\w+": [True, False, False, False, False, False, False],
             r"\d": [False, False, False, False, False, False, False],

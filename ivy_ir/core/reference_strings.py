@@ -16,7 +16,9 @@ import re
 
 import numpy as np
 
-from .rules import Rule
+from ivy_ir.dialect.re2_patterns import python_pattern
+
+from .rules import Rule, literal
 
 
 def text(values: list, shape: tuple[int, ...]) -> np.ndarray:
@@ -37,37 +39,9 @@ def string_equal(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.array(same, dtype=bool).reshape(xb.shape)
 
 
-def ascii_classes(pattern: str) -> str:
-    """`pattern` with RE2's meaning of the Perl classes spelt out for Python's `re`:
-    ONNX specifies RE2, whose `\\w`, `\\d` and `\\s` are ASCII ([0-9A-Za-z_], [0-9],
-    [\\t\\n\\f\\r ]) where Python's are Unicode ('é' is a word character in `re`, not
-    in RE2). Negated classes inside a bracket (`[\\W]`) and `\\b` keep Python's meaning."""
-    classes = {"w": "0-9A-Za-z_", "d": "0-9", "s": "\\t\\n\\f\\r "}
-    out, i, in_class, start = [], 0, False, -1
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\" and i + 1 < len(pattern):
-            esc = pattern[i + 1]
-            if esc in classes:
-                out.append(classes[esc] if in_class else f"[{classes[esc]}]")
-            elif esc.lower() in classes and not in_class:
-                out.append(f"[^{classes[esc.lower()]}]")
-            else:
-                out.append(ch + esc)
-            i += 2
-            continue
-        if ch == "[" and not in_class:
-            in_class, start = True, len(out) + 1
-        elif ch == "]" and in_class and len(out) > start and not (
-                len(out) == start + 1 and out[start] == "^"):
-            in_class = False
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
 def regex_full_match(x: np.ndarray, pattern: str) -> np.ndarray:
-    compiled = re.compile(ascii_classes(pattern))
+    """`pattern` is Python's spelling of the op's RE2 pattern (`_regex_rule`)."""
+    compiled = re.compile(pattern)
     x = np.asarray(x, dtype=object)
     found = [compiled.fullmatch(s) is not None for s in x.ravel().tolist()]
     return np.array(found, dtype=bool).reshape(x.shape)
@@ -119,10 +93,11 @@ STRING_RULES: dict[str, Rule] = {
     "string_concat": "string_concat({x}, {y})",
     "string_normalize": "string_normalize({x}, {case}, {case_sensitive}, {stopwords})",
     "string_split": "string_split({x}, {delimiter}, {maxsplit})",
-    "regex_full_match": "regex_full_match({x}, {pattern})",
+    "regex_full_match": lambda c: f"regex_full_match({c.args['x']}, "
+                                  f"{literal(python_pattern(c.attrs['pattern']))})",
     "string_lookup": "string_lookup({x}, {keys})",
 }
 """The NumPy rules of the text ops (merged into `reference.NUMPY_RULES`)."""
 
-__all__ = ["ascii_classes", "regex_full_match", "string_concat", "string_equal",
+__all__ = ["regex_full_match", "string_concat", "string_equal",
            "string_lookup", "string_normalize", "string_split", "text"]

@@ -8,10 +8,10 @@ as every op without a dim-flow rule gets).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .infer import Rule, check, registrar
+from .re2_patterns import RE2Error, python_pattern
 from .types import TensorSpec
 
 STRING_RULES: dict[str, Rule] = {}
@@ -46,11 +46,12 @@ def _string_split(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
 
 @rule("regex_match")
 def _regex_match(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
-    """Whether each whole string matches `pattern` (which must compile)."""
+    """Whether each whole string matches `pattern`, in RE2 syntax (ONNX's): checked here,
+    so a pattern one target's engine would refuse fails on every target."""
     try:
-        re.compile(a["pattern"])
-    except re.error as exc:
-        check(False, f"pattern {a['pattern']!r} is not a regular expression: {exc}")
+        python_pattern(a["pattern"])
+    except RE2Error as exc:
+        check(False, str(exc))
     return [ins[0].with_(dtype="bool")]
 
 
