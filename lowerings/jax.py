@@ -184,6 +184,22 @@ def _dtype(name: str) -> str:
 
 CONVOLUTIONS = frozenset({"conv", "conv_transpose"})
 
+
+def _convolves(op: Any) -> bool:
+    """Whether `op` is a convolution in XLA's sense: a patch embedding (a `conv` whose
+    kernel tiles its input: stride = kernel, no padding, dilation or groups, as a ViT
+    cuts its image into tokens) is a product over each patch's pixels, and leaves a
+    transformer a transformer."""
+    if not isinstance(op, IvyOp) or op.SPEC.name not in CONVOLUTIONS:
+        return False
+    a = op.attr_values()
+    if op.SPEC.name != "conv" or a["groups"] != 1 or any(a["padding"]) \
+            or any(d != 1 for d in a["dilations"]):
+        return True
+    shape = TensorSpec.from_xdsl(op.weight.type).shape
+    kernel = shape[2:] if a["layout"] == "channels_first" else shape[:-2]
+    return tuple(kernel) != tuple(a["strides"])
+
 CONVOLUTION_XLA_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type":
                            "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
 """How XLA's CPU backend compiles a program with convolutions: its matrix products
@@ -193,9 +209,11 @@ elementwise and reduction work around a product into YNNPACK's kernel; on
 convolutional networks both are slower, much slower at times (batch 8, interleaved:
 timm ResNet-18 104 -> 71 ms per call, ConvNeXt-atto 79 -> 44, where a layer norm fused
 into the product that follows it took 19 ms of a block's ~21; ONNX's light ResNet-50 75
--> 63, DenseNet-121 72 -> 53, SqueezeNet 10.2 -> 7.8; MobileNetV3 and ViT within
-1-3%), while transformers run their products fused 0-7% faster, so they keep the
-default. The options are this compilation's, never the process's flags."""
+-> 63, DenseNet-121 72 -> 53, SqueezeNet 10.2 -> 7.8; MobileNetV3 within 1-3%),
+while transformers run their products fused 0-7% faster, so they keep the default; so
+does a ViT, whose one convolution only cuts the image into patches (`_convolves`;
+ViT-Tiny 53.1 -> 50.8 ms). The options are this compilation's, never the process's
+flags."""
 
 
 @functools.cache
@@ -252,9 +270,7 @@ class JaxRuntime(JaxAutodiff, Runtime):
         return stack
 
     def program_options(self, module: Module) -> dict[str, Any]:
-        if jax.default_backend() != "cpu" or not any(
-                isinstance(op, IvyOp) and op.SPEC.name in CONVOLUTIONS
-                for op in module.entry.walk()):
+        if jax.default_backend() != "cpu" or not any(map(_convolves, module.entry.walk())):
             return {}
         return {"compiler_options": CONVOLUTION_XLA_OPTIONS} \
             if _xla_accepts_convolution_options() else {}

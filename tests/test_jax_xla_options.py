@@ -62,6 +62,35 @@ def test_a_program_without_convolutions_keeps_xla_defaults():
     assert RUNTIME.program_options(c.ir_module) == {}
 
 
+class _PatchEmbedding(torch.nn.Module):
+    """A ViT's front: one convolution that tiles the image into 4x4 patches, then a
+    transformer layer over the tokens."""
+
+    def __init__(self, stride: int = 4, padding: int = 0) -> None:
+        super().__init__()
+        self.patch = torch.nn.Conv2d(32, 16, 4, stride=stride, padding=padding)
+        self.layer = torch.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+
+    def forward(self, x):
+        return self.layer(self.patch(x).flatten(2).transpose(1, 2))
+
+
+@pytest.mark.parametrize("stride, padding, convolves", [(4, 0, False), (2, 0, True),
+                                                        (4, 1, True)])
+def test_a_patch_embedding_is_no_convolution(stride, padding, convolves):
+    """A convolution whose kernel tiles its input (stride = kernel, no padding) is a
+    product per patch: the program keeps XLA's defaults, which fuse a transformer's
+    products faster; overlapping or padded windows are a convolution."""
+    torch.manual_seed(0)
+    net = _PatchEmbedding(stride, padding).eval()
+    c = ivy_ir.compile(net, target="jax", args=(X,))
+    want = {"compiler_options": CONVOLUTION_XLA_OPTIONS} if convolves else {}
+    assert RUNTIME.program_options(c.ir_module) == want
+    with torch.no_grad():
+        np.testing.assert_allclose(np.asarray(c(X)), net(torch.from_numpy(X)).numpy(),
+                                   rtol=1e-4, atol=1e-5)
+
+
 def test_the_program_runs_inside_the_callers_own_jit_grad_and_vmap():
     """There the caller's compilation holds the program, and JAX refuses options on an
     inner `jax.jit`: the program then runs without its own."""
