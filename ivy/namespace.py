@@ -52,7 +52,7 @@ def tracing_functions() -> dict[str, Callable[..., Any]]:
 
 def _retry(name: str, exc: Exception, bound: dict[str, Any],
            functions: dict[str, Callable[..., Any]],
-           rescue: Callable[[], Any] | None = None) -> Any:
+           rescue: Callable[..., Any] | None = None) -> Any:
     """A backend function's failure path: record the call when it carries tracers;
     the spelling's rescue where it has one and takes the case; call again with the
     operands promoted as the tracer would where the native call refused mixed dtypes
@@ -61,7 +61,7 @@ def _retry(name: str, exc: Exception, bound: dict[str, Any],
     if is_traced(bound.values()):
         return record(fn, bound)
     if rescue is not None:
-        out = rescue()
+        out = rescue(**bound)
         if out is not NotImplemented:
             return out
     again = promoted(fn, bound, functions["astype"])
