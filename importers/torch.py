@@ -60,13 +60,17 @@ from .torch_capture import (
     user_frame,
 )
 from .torch_control import ControlFlow
-from .torch_ctx import Ctx, DataDependent, meta_spec, to_numpy
+from .torch_ctx import Ctx, DataDependent, TensorScalar, meta_spec, to_numpy
 from .torch_dims import DimNames, export_shapes, requested, widened
 from .torch_loops import LoopRewriter
 from .torch_table import SKIPPED, lookup, normalize, packet
 
 KNOWN_LIMIT = 1 << 16
 """Largest import-time constant (elements) whose derived values the walker tracks."""
+_RANGES = frozenset({"arange", "linspace", "logspace", "eye", "zeros", "ones", "full",
+                     "scalar_tensor"})
+"""Ops of no tensor input whose values are fixed at import time (position ids), which
+the walker tracks as constants; draws and `empty` are not."""
 
 
 def import_program(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
@@ -123,6 +127,9 @@ class _Walker(ControlFlow):
         """Parameter of each state tensor (by identity): a tied weight is one parameter,
         named by its first name, its others aliases."""
         self.known: dict[SSAValue, np.ndarray] = {}
+        self.read_sizes: dict[Any, int | float] = {}
+        """Values of torch's unbacked symbols (a number `.item()` reads out of a tensor)
+        whose tensor is fixed at import time: sizes made of them are static."""
         self.locations: dict[str, Any] = {}
         self.enclosing: Any = location(None, None)
         """Location of the control-flow op whose body is being walked: that of the
@@ -251,7 +258,7 @@ class _Walker(ControlFlow):
         name, overload = packet(target)
         if name in SKIPPED:
             return None
-        val = node.meta.get("val")
+        val = self._resolved(node.meta.get("val"))
         if self.dims is not None and isinstance(val, torch.SymInt):
             return self.dims.size(val)  # shape arithmetic: a size expression
         rule = lookup(target)
@@ -275,14 +282,31 @@ class _Walker(ControlFlow):
                 from None
         if isinstance(result, SSAValue) and result not in self.known:
             self._evaluate(node, result)
+        if isinstance(result, TensorScalar) and result.value in self.known and \
+                isinstance(val, (torch.SymInt, torch.SymFloat)) and val.node.expr.is_Symbol:
+            self.read_sizes[val.node.expr] = self.known[result.value].item()
         return result
+
+    def _resolved(self, val: Any) -> Any:
+        """torch's meta value with the sizes made of `read_sizes` symbols as numbers (a
+        meta tensor of that shape), so rules read static sizes where the walker knows
+        them; anything else as it is."""
+        if not self.read_sizes or not isinstance(val, torch.Tensor) or \
+                all(isinstance(d, int) for d in val.shape):
+            return val
+        sizes = [d if isinstance(d, int) else d.node.expr.xreplace(self.read_sizes)
+                 for d in val.shape]
+        if not all(isinstance(d, int) or d.is_Integer for d in sizes):
+            return val
+        return torch.empty([int(d) for d in sizes], dtype=val.dtype, device="meta")
 
     def _evaluate(self, node: Any, result: SSAValue) -> None:
         """Record the value of an op whose tensor inputs are all import-time constants
         (a mask built from a constant), so indexing by it stays static. The IR keeps
         the op; only the importer's knowledge grows."""
         inputs = node.all_input_nodes
-        if not inputs or any(self.env.get(a) not in self.known for a in inputs) or \
+        if (not inputs and packet(node.target)[0] not in _RANGES) or \
+                any(self.env.get(a) not in self.known for a in inputs) or \
                 _numel(spec_of(result).shape) > KNOWN_LIMIT:
             return
 
@@ -353,11 +377,21 @@ class _Walker(ControlFlow):
             return None
         if self.dims is not None and isinstance(node.meta.get("val"), torch.SymInt):
             return self.dims.size(node.meta["val"])
+        args, kwargs = self._numbers(args), {k: self._numbers(v) for k, v in kwargs.items()}
         flat = list(args) + list(kwargs.values())
         if all(isinstance(a, (int, float, bool)) for a in flat) and callable(target) and \
                 getattr(target, "__module__", None) in ("_operator", "operator", "math"):
             return target(*args, **kwargs)
         return self._placeholders(getattr(target, "__name__", str(target)), node.meta.get("val"))
+
+    def _numbers(self, args: Any) -> Any:
+        """`args` with each number read out of a tensor whose value is fixed at import
+        time as that number (torch.export's size arithmetic on such a read)."""
+        if isinstance(args, (list, tuple)):
+            return type(args)(self._numbers(a) for a in args)
+        if isinstance(args, TensorScalar) and args.value in self.known:
+            return self.known[args.value].item()
+        return args
 
     def _outputs(self, out: Any) -> tuple[list[SSAValue], list[tuple[SSAValue, str]]]:
         values, updates = [], []

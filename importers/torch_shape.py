@@ -247,11 +247,24 @@ def _new_full(c: Ctx, x: Any, size: Any, fill_value: Any, **kwargs: Any) -> SSAV
 
 def _arange(c: Ctx, *args: Any, **kwargs: Any) -> SSAValue:
     """`arange(end)`, `arange(start, end[, step])`; an end may be a symbolic size
-    (`arange(seq)`: position ids)."""
+    (`arange(seq)`: position ids), a bound read out of a tensor its value when that is
+    fixed at import time (funnel's relative positions, from an `arange` of its own)."""
     start, end, step = (0, args[0], 1) if len(args) == 1 else (*args[:2], args[2] if
                                                               len(args) > 2 else 1)
-    start, end = (v if isinstance(v, SymDim) else float(v) for v in (start, end))
-    return c.emit("arange", start=start, stop=end, step=float(step), dtype=c.out.dtype)
+    start, end, step = (v if isinstance(v, SymDim) else float(_number(c, v))
+                        for v in (start, end, step))
+    return c.emit("arange", start=start, stop=end, step=step, dtype=c.out.dtype)
+
+
+def _number(c: Ctx, value: Any) -> Any:
+    """A Python number, or one read out of a tensor whose value is fixed at import time."""
+    if not isinstance(value, TensorScalar):
+        return value
+    known = c.known(value.value)
+    if known is None:
+        raise DataDependent("a range whose bounds are read out of tensor values has a "
+                            "length only the data decides")
+    return known.item()
 
 
 def _linspace(c: Ctx, start: Any, end: Any, steps: int, **kwargs: Any) -> SSAValue:

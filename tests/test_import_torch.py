@@ -248,6 +248,33 @@ def test_the_size_of_a_masked_selection_is_refused_as_a_number():
     assert f"test_import_torch.py:{_line_of(_masked_count, 'x[mask]')}" in str(info.value)
 
 
+def _relative_positions(x):
+    """Funnel Transformer's relative positions: a range whose bounds are read out of a
+    position tensor, itself a range, so every bound is fixed when the program is made."""
+    pos = torch.arange(0, x.shape[1], dtype=torch.float32)
+    pooled = pos[::2]
+    top = pooled[0] - pos[0] + len(pooled) * 2
+    rel = torch.arange(top, pooled[0] - pos[-1] - 1, -2, dtype=torch.long)
+    return x[:, :1] * rel.float() + rel.shape[0]
+
+
+def _data_range(x):
+    return torch.arange(0, x.abs().sum().long()) * 2
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_range_of_bounds_fixed_at_import_time_is_static(target):
+    x = _tensor(2, 8)
+    got = ivy_ir.compile(_relative_positions, target=target, args=(x,))(x.numpy())
+    np.testing.assert_allclose(_numpy(got), _relative_positions(x).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_range_whose_bounds_are_data_is_refused_with_its_line():
+    with pytest.raises(ivy_ir.TraceError, match="bounds are read out of tensor values") as info:
+        ivy_ir.trace(_data_range, (_tensor(3),))
+    assert f"test_import_torch.py:{_line_of(_data_range, 'arange')}" in str(info.value)
+
+
 def test_training_mode_dropout_draws_from_the_programs_key():
     model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5), nn.Dropout(0.2)).train()
     ir = str(ivy_ir.trace(model, (_tensor(2, 3),)))
