@@ -203,11 +203,16 @@ def _pool_draw(dtypes, avg):
         ks = [integer(d, 1, 3) for _ in range(n)]
         pad = [integer(d, 0, k // 2) for k in ks for _ in range(2)]
         dil = [1] * n if avg else [integer(d, 1, 2) for _ in range(n)]
-        sp = [integer(d, dl * (k - 1) + 1, 6) for k, dl in zip(ks, dil)]
+        strides, ceil_mode = [integer(d, 1, 3) for _ in range(n)], boolean(d)
+        # ceil mode keeps a last window that starts inside the input: one wider than the
+        # whole padded dim still gives a result where the stride lets it start there
+        sp = [integer(d, max(1, dl * (k - 1) + 2 - s - pad[2 * i] - pad[2 * i + 1])
+                      if ceil_mode else dl * (k - 1) + 1, 6)
+              for i, (k, dl, s) in enumerate(zip(ks, dil, strides))]
         x = arr(d, dt, (integer(d, 1, 2), integer(d, 1, 2), *sp), -5, 5)
         layout = pick(d, ["channels_first", "channels_last"])
-        attrs = {"kernel": ks, "strides": [integer(d, 1, 3) for _ in range(n)],
-                 "padding": pad, "ceil_mode": boolean(d), "layout": layout}
+        attrs = {"kernel": ks, "strides": strides, "padding": pad, "ceil_mode": ceil_mode,
+                 "layout": layout}
         if avg:
             attrs["count_include_pad"] = boolean(d)
         else:

@@ -47,11 +47,13 @@ def _out_dim(d: int | None, k: int | None, s: int, lo: int, hi: int, dil: int,
     if d is None or k is None:
         return None
     span = d + lo + hi - dil * (k - 1) - 1
-    check(span >= 0, f"window of size {dil * (k - 1) + 1} does not fit a padded dim of "
-          f"{d + lo + hi}")
     out = (-(-span // s) if ceil_mode else span // s) + 1
     if ceil_mode and (out - 1) * s >= d + lo:
         out -= 1
+    # ceil mode keeps a last window that starts inside the input and runs past it, so
+    # one wider than the whole padded dim still gives one result (torch's rule)
+    check(out >= 1 and (ceil_mode or span >= 0), f"window of size {dil * (k - 1) + 1} "
+          f"does not fit a padded dim of {d + lo + hi}")
     return out
 
 
