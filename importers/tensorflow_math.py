@@ -201,6 +201,19 @@ def _einsum(c: Ctx, *inputs: Any, equation: str, **_: Any) -> Any:
     return c.emit("einsum", list(inputs), equation=equation.replace(" ", ""))
 
 
+def _bucketize(c: Ctx, x: Any, *, boundaries: list[float], **_: Any) -> Any:
+    """Each value's bucket among sorted `boundaries` (Keras' `Discretization`): how many
+    boundaries are not above it, as TF counts with `std::upper_bound` over float
+    boundaries (integers compare as floats; a NaN lands past the last boundary)."""
+    if list(boundaries) != sorted(boundaries):
+        raise Unmapped("boundaries are not sorted")
+    dtype = c.spec(x).dtype
+    dtype = dtype if dtype in FLOATS else "float32"
+    edges = c.const([float(b) for b in boundaries], dtype)
+    below = c.emit("less", c.emit("expand_dims", c.cast(x, dtype), axis=[-1]), edges)
+    return c.emit("sum", c.cast(c.emit("logical_not", below), "int32"), axis=[-1])
+
+
 MATH: dict[str, Rule] = {
     **{k: _unary(v) for k, v in {**UNARY, **ACTIVATIONS}.items()},
     **{k: _binary(v) for k, v in BINARY.items()},
@@ -219,7 +232,7 @@ MATH: dict[str, Rule] = {
     **dict.fromkeys(("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"),
                     lambda c, x, y, *, adj_x=False, adj_y=False, **_:
                         _matmul(c, x, y, adj_x, adj_y)),
-    "Einsum": _einsum,
+    "Einsum": _einsum, "Bucketize": _bucketize,
     # TF counts the bits in uint8
     "PopulationCount": lambda c, x, **_: c.cast(c.emit("population_count", x), "uint8"),
 }

@@ -157,6 +157,18 @@ def _bitwise(int_fn: str, bool_fn: str) -> Rule:
     return rule
 
 
+NOT = "tf.math.equal({x}, False)"
+"""`logical_not` spelt so that TF's graph optimizer leaves it: inside a `tf.function`
+Grappler rewrites `logical_not(x < y)` into `x >= y` (and `x ^ True` likewise), which
+is false where x or y is NaN; the comparison with False it keeps (Keras'
+`Discretization` sends NaN past the last bucket through such a `not`)."""
+
+
+def _invert(c: OpContext) -> str:
+    x = c.args["x"]
+    return NOT.format(x=x) if c.out.dtype == "bool" else f"tf.bitwise.invert({x})"
+
+
 def _clip(c: OpContext) -> str:
     x, dt, lo, hi = c.args["x"], c.out.dtype, c.attrs["min"], c.attrs["max"]
     if dt in INTS:  # a bound past the dtype's range clips nothing (TF would wrap it)
@@ -315,7 +327,8 @@ TF_RULES: dict[str, Rule] = {
     "log2": "tf.math.log({x}) / tf.math.log(tf.constant(2, {x}.dtype))",
     "log10": "tf.math.log({x}) / tf.math.log(tf.constant(10, {x}.dtype))",
     "trunc": "tf.where({x} < 0, tf.math.ceil({x}), tf.math.floor({x}))",
-    "bitwise_invert": _bitwise("tf.bitwise.invert", "tf.math.logical_not"),
+    "bitwise_invert": _invert,
+    "logical_not": NOT,
     **{op: _float32_for_bfloat16(f"tf.math.{op}") for op in ("lgamma", "digamma", "bessel_i0e")},
     # TF's own kernel counts in uint8 (tf.raw_ops: tf.bitwise has no wrapper of it)
     "population_count": "tf.cast(tf.raw_ops.PopulationCount(x={x}), {out_dtype})",

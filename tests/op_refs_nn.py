@@ -242,8 +242,9 @@ def _pool_ref(avg):
             if avg:
                 div = total if count_include_pad else len(vals)
                 y[(slice(None), slice(None), *o)] = sum(vals) / div
-            else:
-                y[(slice(None), slice(None), *o)] = np.max(vals, axis=0)
+            else:  # a dilated window may hold padding only: the lowest value (torch's)
+                y[(slice(None), slice(None), *o)] = np.max(vals, axis=0) if vals else \
+                    -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         return like(_from_first(y, layout), x)
     return ref
 

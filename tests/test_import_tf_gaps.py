@@ -260,3 +260,23 @@ def test_source_of_a_function_calling_wrapped_jax_helpers_is_jax():
         assert detect_source(fn, (x,)) == "jax"
         got = ivy_ir.compile(fn, target="numpy", args=(x,))(x)
         np.testing.assert_allclose(got, np.asarray(fn(x)), **TOL)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_bucketize_counts_the_boundaries_at_or_below_each_value(dtype):
+    """Keras' `Discretization` layer: ties go up, values below the first and above the
+    last boundary to the end buckets, NaN past the last (TF's upper bound)."""
+    x = np.array([[-3, -1, -0.5, 0, 0.5, 1, 2, 9]], np.float64)
+    if dtype is not np.int32:
+        x = np.concatenate([x, [[np.nan, -np.inf, np.inf, 1.0, -1.0, 0.25, 0, 2]]])
+    x = x.astype(dtype)
+    _check(lambda t: tf.raw_ops.Bucketize(input=t, boundaries=[-1.0, 0.0, 0.5, 2.0]), (x,),
+           TARGETS + ("tensorflow",))
+    layer = keras.layers.Discretization(bin_boundaries=[-1.0, 0.0, 0.5, 2.0])
+    _check(lambda t: layer(t), (x,))
+
+
+def test_bucketize_of_unsorted_boundaries_is_reported():
+    with pytest.raises(UnsupportedOpsError, match="Bucketize.*not sorted"):
+        ivy_ir.trace(lambda t: tf.raw_ops.Bucketize(input=t, boundaries=[1.0, 0.0]),
+                     (np.zeros(3, np.float32),), source="tensorflow")

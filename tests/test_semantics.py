@@ -315,6 +315,20 @@ def test_clip_with_infinite_or_nan_bounds(target: str) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_not_of_a_comparison_is_true_where_a_nan_made_it_false(target: str) -> None:
+    """`not (x < y)` is not `x >= y`: inside a `tf.function` TF's Grappler rewrites the
+    one into the other, which the TF lowering's spelling of `not` prevents."""
+    import ivy.ops as ops
+    x, y = f32(nan, 1, 2, nan), f32(0, nan, 1, 3)
+    cases = {"not less": (lambda a, b: ops.logical_not(ops.less(a, b)), ~(x < y)),
+             "invert greater_equal": (lambda a, b: ops.bitwise_invert(ops.greater_equal(a, b)),
+                                      ~(x >= y))}
+    for name, (fn, want) in cases.items():
+        c = ivy_ir.compile(fn, target, args=(x, y), passes="none")
+        np.testing.assert_array_equal(np.asarray(c(x, y)), want, err_msg=name)
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_sign_of_an_infinite_complex_is_pinned(target: str) -> None:
     """docs/semantics.md: NumPy 2 gives the unit direction of the infinite part; jax,
     torch and TF give NaN + NaNj (z / |z|), not corrected. Finite z agree."""
