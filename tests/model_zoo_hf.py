@@ -57,6 +57,11 @@ def _pixels() -> Any:
     return torch.from_numpy(image(2, 3, 32, 32))
 
 
+def _waveform() -> dict[str, Any]:
+    import torch
+    return {"input_values": torch.from_numpy(image(2, 400))}
+
+
 def _hf(name: str, make: Callable[[Any], Any], kwargs: Callable[[], dict[str, Any]],
         **model: Any) -> Model:
     return Model(name, "transformers", torch_model(lambda: make(_tr()), tuple, kwargs),
@@ -117,4 +122,28 @@ HF = [
         lambda: {"input_ids": _clip_ids(), "pixel_values": _pixels(),
                  "attention_mask": _mask()}),
     _hf("whisper_encoder", _whisper_encoder, _mel),
+    # relative positions from ranges whose bounds are read out of position tensors
+    _hf("funnel", lambda tr: tr.FunnelBaseModel(tr.FunnelConfig(
+        vocab_size=100, block_sizes=[1, 1], d_model=32, n_head=2, d_head=16, d_inner=64)),
+        _text()),
+    _hf("deberta_v2", lambda tr: tr.DebertaV2Model(tr.DebertaV2Config(**SMALL)), _text()),
+    _hf("bart", lambda tr: tr.BartModel(tr.BartConfig(
+        vocab_size=100, d_model=32, encoder_layers=1, decoder_layers=1,
+        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+        decoder_ffn_dim=64, max_position_embeddings=64, use_cache=False)), _text()),
+    _hf("bloom", lambda tr: tr.BloomForCausalLM(tr.BloomConfig(
+        vocab_size=100, hidden_size=32, n_layer=2, n_head=2, use_cache=False)), _text()),
+    _hf("gemma2", lambda tr: tr.Gemma2ForCausalLM(tr.Gemma2Config(
+        **DECODER, head_dim=8, sliding_window=4)), _text()),
+    _hf("mamba", lambda tr: tr.MambaForCausalLM(tr.MambaConfig(
+        vocab_size=100, hidden_size=32, num_hidden_layers=2, state_size=4,
+        use_cache=False)), _text(mask=False)),
+    _hf("wav2vec2", lambda tr: tr.Wav2Vec2Model(tr.Wav2Vec2Config(
+        hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+        conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),
+        num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4)), _waveform),
+    _hf("segformer", lambda tr: tr.SegformerModel(tr.SegformerConfig(
+        num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],
+        num_attention_heads=[1, 2], decoder_hidden_size=32)),
+        lambda: {"pixel_values": _pixels()}),
 ]

@@ -138,6 +138,24 @@ def _two_inputs(keras: Any, names: tuple[str, str] | None = None) -> Any:
                        [L.Dense(4)(h), L.Dense(1)(h)])
 
 
+def _sequential(keras: Any, shape: tuple[int, ...], *layers: Any) -> Any:
+    x = keras.Input(shape)
+    h = x
+    for layer in layers:
+        h = layer(h)
+    return keras.Model(x, h)
+
+
+def _recurrent(keras: Any) -> Any:
+    """The recurrent layers over one sequence: a bidirectional LSTM, a GRU without
+    `reset_after`, a SimpleRNN running backwards."""
+    L = keras.layers
+    x = keras.Input((5, 4))
+    h = L.Bidirectional(L.LSTM(6, return_sequences=True))(x)
+    h = L.GRU(5, reset_after=False, return_sequences=True)(h)
+    return keras.Model(x, L.SimpleRNN(3, go_backwards=True)(h))
+
+
 def _list_inputs() -> list[np.ndarray]:
     return [_uniform(2, 8, 8, 3)(), _uniform(2, 5)()]
 
@@ -166,4 +184,11 @@ KERAS_LAYERS = [
            lambda: dict(zip(("image", "meta"), _list_inputs())), _keyword),
     # the compiled program called with the list, as the Keras model itself is
     _keras("keras_multi_input_called_with_list", _two_inputs, _list_inputs),
+    _keras("keras_recurrent", _recurrent, _uniform(2, 5, 4)),
+    _keras("keras_conv_lstm2d", lambda keras: _sequential(
+        keras, (3, 6, 6, 2), keras.layers.ConvLSTM2D(4, 3, padding="same"),
+        keras.layers.GroupNormalization(groups=2)), _uniform(2, 3, 6, 6, 2)),
+    _keras("keras_discretization", lambda keras: _sequential(
+        keras, (6,), keras.layers.Discretization(bin_boundaries=[-0.5, 0.0, 0.25])),
+        _uniform(2, 6)),
 ]

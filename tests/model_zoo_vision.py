@@ -111,6 +111,17 @@ TIMM = [
     _timm("efficientvit_b0", 64),
     _timm("fastvit_t8", 64),
     _timm("hrnet_w18_small", 64),
+    # at 32 px VoVNet's last ceil-mode max pool has a 3-wide window over a 2-wide map
+    _timm("ese_vovnet19b_dw"),
+    _timm("resnest14d"),
+    _timm("res2net50_14w_8s"),
+    _timm("nfnet_l0"),
+    _timm("sequencer2d_s"),
+    _timm("volo_d1_224", img_size=32),
+    _timm("eva02_tiny_patch14_224", 28, img_size=28),
+    _timm("mvitv2_tiny", img_size=32),
+    _timm("davit_tiny"),
+    _timm("mambaout_femto"),
 ]
 
 TORCHVISION = [
