@@ -76,10 +76,16 @@ def _timm(name: str, size: int = 32, **kwargs: Any) -> Model:
     return Model(name, "timm", torch_model(make, _images(size)), "timm")
 
 
-def _torchvision(name: str, size: int = 32, **kwargs: Any) -> Model:
-    make = lambda: getattr(importlib.import_module("torchvision.models"), name)(  # noqa: E731
-        weights=None, num_classes=10, **kwargs)
-    return Model(f"tv_{name}", "torchvision", torch_model(make, _images(size)), "torchvision")
+def _torchvision(name: str, size: int = 32, task: str = "", **kwargs: Any) -> Model:
+    """A torchvision classifier, or a model of `task` (`segmentation`: its `out` and
+    no pretrained backbone; `video`: 4 frames of `size` px)."""
+    module = "torchvision.models" + (f".{task}" if task else "")
+    extra = {"weights_backbone": None} if task == "segmentation" else {}
+    make = lambda: getattr(importlib.import_module(module), name)(  # noqa: E731
+        weights=None, num_classes=10, **extra, **kwargs)
+    inputs = _images(size) if task != "video" else \
+        lambda: (importlib.import_module("torch").from_numpy(image(1, 3, 4, size, size)),)
+    return Model(f"tv_{name}", "torchvision", torch_model(make, inputs), "torchvision")
 
 
 TIMM = [
@@ -142,4 +148,9 @@ TORCHVISION = [
     _torchvision("inception_v3", 75, aux_logits=False, init_weights=False),
     _torchvision("swin_t", 64),
     _torchvision("vit_b_16", image_size=32),
+    _torchvision("swin_v2_t", 64),
+    _torchvision("lraspp_mobilenet_v3_large", 64, "segmentation"),
+    _torchvision("fcn_resnet50", 32, "segmentation", aux_loss=False),
+    _torchvision("r2plus1d_18", 32, "video"),
+    _torchvision("r3d_18", 32, "video"),
 ]
