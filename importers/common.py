@@ -219,6 +219,28 @@ class ImportBuilder:
         return module
 
 
+def wrap_pad(ctx: ImportContext, x: Any, shape: Sequence[int], grow: Sequence[int]) -> Any:
+    """Circular padding (ONNX's `wrap`, torch's `circular`), which the registry's `pad`
+    has no mode for: per axis, the last `before` elements in front and the first `after`
+    behind, a `concat` of slices. `grow` holds (before, after) per axis of `shape`."""
+    shape, rank = list(shape), len(shape)
+    for a in range(rank):
+        before, after = grow[2 * a], grow[2 * a + 1]
+        if max(before, after) > shape[a]:
+            raise Unmapped("wrap padding wider than the input")
+        if not before and not after:
+            continue
+        parts = []
+        for lo, hi in ((shape[a] - before, shape[a]), (0, shape[a]), (0, after)):
+            start, stop = [0] * rank, list(shape)
+            start[a], stop[a] = lo, hi
+            if hi > lo:
+                parts.append(ctx.emit("slice", x, start=start, stop=stop, step=[1] * rank))
+        x = ctx.emit("concat", parts, axis=a)
+        shape[a] += before + after
+    return x
+
+
 def size_value(ctx: ImportContext, size: int | SymDim, dtype: str = "int64") -> Any:
     """A size as a 0-d tensor of `dtype` (an index wrapped by an axis' length): a
     constant, or a symbolic size as the one element of `arange(size, size + 1)`, the op

@@ -19,7 +19,7 @@ import numpy as np
 
 from ivy_ir.dialect.types import INT64_MAX, INT64_MIN
 
-from .common import Rule, Unmapped
+from .common import Rule, Unmapped, wrap_pad
 from .onnx_ctx import Ctx
 from .onnx_dims import broadcast_dims, infer_minus_one, sizes
 
@@ -209,7 +209,7 @@ def _pad(c: Ctx, x: Any, pads: Any, constant_value: Any = None, axes: Any = None
         if constant_value is not None and mode == "constant":
             out = _pad_with(c, x, constant_value, grow)
         elif mode == "wrap":
-            out = _wrap(c, x, grow)
+            out = wrap_pad(c, x, _static_shape(c, x, "a wrapping Pad"), grow)
         else:
             out = c.emit("pad", x, pad_width=grow, mode=PAD_MODES[mode])
     if any(w < 0 for w in width):
@@ -218,28 +218,6 @@ def _pad(c: Ctx, x: Any, pads: Any, constant_value: Any = None, axes: Any = None
                      stop=[d + min(w, 0) for d, w in zip(shape, width[1::2])],
                      step=[1] * rank)
     return out if out is not x else _same(c, x)
-
-
-def _wrap(c: Ctx, x: Any, grow: list[int]) -> Any:
-    """Circular padding: per axis, the last `before` elements in front and the first
-    `after` behind (`concat` of slices)."""
-    shape = _static_shape(c, x, "a wrapping Pad")
-    rank = len(shape)
-    for a in range(rank):
-        before, after = grow[2 * a], grow[2 * a + 1]
-        if max(before, after) > shape[a]:
-            raise Unmapped("wrap padding wider than the input")
-        if not before and not after:
-            continue
-        parts = []
-        for lo, hi in ((shape[a] - before, shape[a]), (0, shape[a]), (0, after)):
-            start, stop = [0] * rank, list(shape)
-            start[a], stop[a] = lo, hi
-            if hi > lo:
-                parts.append(c.emit("slice", x, start=start, stop=stop, step=[1] * rank))
-        x = c.emit("concat", parts, axis=a)
-        shape[a] += before + after
-    return x
 
 
 def _pad_with(c: Ctx, x: Any, value: Any, grow: list[int]) -> Any:

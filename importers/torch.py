@@ -149,9 +149,9 @@ class _Walker(ControlFlow):
         self.env.update(zip(tensors, b.inputs))
         for n in users:
             self.env.setdefault(n, n.meta.get("val"))
-        for n in places:
+        for n in places:  # an effect token orders effects; a pure program holds none
             if n not in self.env:
-                self.env[n] = self._state(n)
+                self.env[n] = None if self._kind(n) == InputKind.TOKEN else self._state(n)
         out = next(n for n in nodes if n.op == "output")
         self._walk(self.ep.graph_module, [a for a, _ in self._results(out)])
         outputs, updates = self._outputs(out)

@@ -1,4 +1,5 @@
-"""ATen factorizations onto the registry's `svd`, `eigh` and `qr`.
+"""ATen factorizations onto the registry's `svd`, `eigh` and `qr`, and the `_ex` forms
+of solve, inverse, determinant and Cholesky (`torch.linalg.solve` decomposes to them).
 
 The registry ops have one meaning on every target (ops.spec): singular and eigen
 vectors signed so that their largest-magnitude component is positive, which is not
@@ -6,6 +7,9 @@ torch's own rule (LAPACK's output as it comes), so an imported program's vectors
 differ in sign from torch's, as the frameworks' differ among themselves. QR's signs are
 LAPACK's Householder ones on every target, torch's included. A result the call was
 asked not to compute (`compute_uv=False`, `mode="r"`) is None: reading it is reported.
+The `_ex` forms' LU factors and pivots are None too; their `info` (nonzero where torch
+found the matrix singular, which `check_errors` turns into an exception) is zeros: the
+program returns what the target's solver gives for such a matrix, as NumPy's would.
 """
 
 from __future__ import annotations
@@ -62,7 +66,31 @@ def _qr(c: Ctx, a: SSAValue, mode: str = "reduced") -> list[SSAValue | None]:
     return [None if mode == "r" else q, r]
 
 
+def _info(c: Ctx, a: SSAValue) -> SSAValue:
+    """The `info` of an `_ex` op: int32 zeros over the batch (see the module docstring)."""
+    return c.emit("full", shape=list(spec_of(a).shape[:-2]), fill_value=0.0, dtype="int32")
+
+
+def _solve_ex(c: Ctx, a: SSAValue, b: SSAValue, *, left: bool = True, **_: Any
+              ) -> list[SSAValue | None]:
+    """(X, LU, pivots, info) of A X = B (X A = B when not `left`); a B of one rank less
+    than A is a batch of vectors, as torch reads it."""
+    a, b = _matrix(a), _matrix(b)
+    vector = spec_of(b).rank == spec_of(a).rank - 1
+    if vector:
+        b = c.emit("expand_dims", b, axis=[-1])
+    x = c.emit("solve", a, b) if left else _swap(c, c.emit("solve", _swap(c, a), _swap(c, b)))
+    if vector:
+        x = c.emit("squeeze", x, axis=[-1])
+    return [x, None, None, _info(c, a)]
+
+
 LINALG: dict[str, Rule] = {
+    "_linalg_solve_ex.default": _solve_ex,
+    "linalg_inv_ex.default": lambda c, a, **_: [c.emit("inv", _matrix(a)), _info(c, a)],
+    "_linalg_det.default": lambda c, a, **_: [c.emit("det", _matrix(a)), None, None],
+    "linalg_cholesky_ex.default": lambda c, a, upper=False, **_: [
+        c.emit("cholesky", _matrix(a), upper=bool(upper)), _info(c, a)],
     "linalg_svd.default": _svd(True),
     "_linalg_svd.default": _svd(False),
     "svd.default": _svd_v,

@@ -17,7 +17,7 @@ from xdsl.ir import SSAValue
 from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import INT64_MAX
 
-from .common import Rule, Unmapped, spec_of
+from .common import Rule, Unmapped, spec_of, wrap_pad
 from .torch_ctx import Ctx, DataDependent, TensorScalar, promote_types
 
 
@@ -198,7 +198,7 @@ def pad_torch(c: Ctx, x: SSAValue, pad: list[int], mode: str = "constant",
               value: Any = None) -> SSAValue:
     """torch pad lists run from the last dim backwards; negative amounts crop."""
     modes = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}
-    if mode not in modes:
+    if mode not in modes and mode != "circular":
         raise Unmapped(f"pad mode '{mode}'")
     if any(isinstance(w, SymDim) for w in pad):
         raise Unmapped(f"pad widths ({', '.join(map(str, pad))}) holding a dynamic size "
@@ -208,16 +208,26 @@ def pad_torch(c: Ctx, x: SSAValue, pad: list[int], mode: str = "constant",
     for i in range(len(pad) // 2):
         dim = rank - 1 - i
         width[2 * dim], width[2 * dim + 1] = pad[2 * i], pad[2 * i + 1]
-    out = x
-    if any(w > 0 for w in width):
-        out = c.emit("pad", x, pad_width=[max(w, 0) for w in width], mode=modes[mode],
-                     value=None if value is None else float(value))
-    for dim in range(rank):
+    grow = [max(w, 0) for w in width]
+    if mode == "circular":  # torch crops first, then wraps what is left
+        out = _crop(c, x, width)
+        shape = spec_of(out).shape
+        if not all(isinstance(d, int) for d in shape):
+            raise Unmapped("circular padding of a dynamic size")
+        return wrap_pad(c, out, shape, grow) if any(grow) else out
+    out = c.emit("pad", x, pad_width=grow, mode=modes[mode],
+                 value=None if value is None else float(value)) if any(grow) else x
+    return _crop(c, out, width)
+
+
+def _crop(c: Ctx, x: SSAValue, width: list[int]) -> SSAValue:
+    """`x` without the elements negative pad widths remove."""
+    for dim in range(spec_of(x).rank):
         lo, hi = width[2 * dim], width[2 * dim + 1]
         if lo < 0 or hi < 0:
-            size = spec_of(out).shape[dim]
-            out = slice_axis(c, out, dim, max(-lo, 0), size - max(-hi, 0))
-    return out
+            size = spec_of(x).shape[dim]
+            x = slice_axis(c, x, dim, max(-lo, 0), size - max(-hi, 0))
+    return x
 
 
 def _pad_mode(mode: str) -> Rule:

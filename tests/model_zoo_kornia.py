@@ -22,9 +22,14 @@ EXTRA = [
     Case("filters.canny"),
     Case("geometry.transform.affine",
          (np.array([[[0.9, 0.1, 0.5], [-0.1, 1.1, -1.0]]], np.float32),)),
+    # a guide image of its own, box sums and a batched `torch.linalg.solve`
+    Case("filters.guided_blur", (np.random.default_rng(3).random((1, 3, 16, 16),
+                                                                   np.float32), 3, 0.1)),
+    Case("morphology.gradient", (np.ones((3, 3), np.float32),)),
+    Case("enhance.equalize_clahe", (40.0, (4, 4))),
 ]
 """`kornia_cases.FAILING`'s one, `bilateral_blur` (listed there until `aten.unfold`
-imported), and two more of the same modules."""
+imported), and more of the same modules and of `morphology`."""
 
 CIE_WHY = ("CIE Lab/Luv: a cube root and the scaling to L* in [0, 100] amplify float32 "
            "rounding to ~1e-4 absolute (`kornia_cases._CIE`)")

@@ -275,6 +275,33 @@ def test_a_range_whose_bounds_are_data_is_refused_with_its_line():
     assert f"test_import_torch.py:{_line_of(_data_range, 'arange')}" in str(info.value)
 
 
+LINALG = {
+    "solve": lambda a, b: torch.linalg.solve(a, b),
+    "solve a batch of vectors": lambda a, b: torch.linalg.solve(a, b[..., 0]),
+    "solve from the right": lambda a, b: torch.linalg.solve(a, b.mT, left=False),
+    "inv": lambda a, b: torch.linalg.inv(a) @ b,
+    "det": lambda a, b: torch.linalg.det(a),
+    "cholesky": lambda a, b: torch.linalg.cholesky(a @ a.mT, upper=True) @ b,
+    "inv_ex info": lambda a, b: torch.linalg.inv_ex(a)[1],
+}
+
+
+@pytest.mark.parametrize("name", LINALG)
+def test_linalg_ex_forms_import_on_every_target(name):
+    """torch.linalg.solve, inv, det and cholesky reach the walker as their `_ex` forms
+    (with an effect token ordering solve's error check)."""
+    a = _tensor(2, 3, 3) + 3 * torch.eye(3)
+    _check_all_targets(lambda a, b: LINALG[name](a, b), (a, _tensor(2, 3, 2)))
+
+
+@pytest.mark.parametrize("pad", [(2, 1, 1, 3), (3, 3, 0, 0), (-1, 2, 1, 0), (2, -1, -2, 1)])
+def test_circular_padding_wraps_what_the_crop_leaves(pad):
+    """torch's `circular` pad (kornia's `border_type="circular"`, a conv's
+    `padding_mode="circular"`): negative widths crop first, then the rest wraps."""
+    _check_all_targets(lambda x: nn.functional.pad(x, pad, mode="circular") * 2,
+                       (_tensor(2, 3, 5, 6),))
+
+
 def test_training_mode_dropout_draws_from_the_programs_key():
     model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5), nn.Dropout(0.2)).train()
     ir = str(ivy_ir.trace(model, (_tensor(2, 3),)))
