@@ -40,7 +40,8 @@ def string_equal(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def regex_full_match(x: np.ndarray, pattern: str) -> np.ndarray:
-    """`pattern` is Python's spelling of the op's RE2 pattern (`_regex_rule`)."""
+    """`pattern` is already Python's spelling of the op's RE2 pattern: the rule below
+    rewrites it when the program is emitted (`re2_patterns.python_pattern`)."""
     compiled = re.compile(pattern)
     x = np.asarray(x, dtype=object)
     found = [compiled.fullmatch(s) is not None for s in x.ravel().tolist()]
