@@ -1,4 +1,5 @@
-"""lax's factorization primitives onto the registry's `svd`, `eigh`, `qr` and `cholesky`.
+"""lax's factorization primitives onto the registry's `svd`, `eigh`, `qr` and `cholesky`,
+and `custom_linear_solve` (`jnp.linalg.solve`, `inv`) onto its `solve`.
 
 The registry ops have one meaning on every target (ops.spec): singular and eigen
 vectors signed so that their largest-magnitude component is positive, which is not
@@ -57,5 +58,51 @@ def _cholesky(ctx: Ctx, x: Value, *, symmetrize_input: bool = False, **_: Any) -
     return ctx.emit("cholesky", x)
 
 
-LINALG: dict[str, Rule] = {"svd": _svd, "eigh": _eigh, "qr": _qr, "cholesky": _cholesky}
+def matvec_axis(matvec: Any) -> int | None:
+    """The axis of the unknown that the `matvec` jaxpr of a `custom_linear_solve` applies
+    its matrix along (its first input, square), or None if it is no such map: a
+    `dot_general` contracting the matrix's columns with axis j of x, then the transpose
+    that puts the matrix's rows back at axis j (none for j = 0)."""
+    jaxpr = matvec.jaxpr
+    if len(jaxpr.invars) != 2 or not jaxpr.eqns or len(jaxpr.eqns) > 2:
+        return None
+    dot, *rest = jaxpr.eqns
+    if dot.primitive.name != "dot_general" or list(dot.invars) != list(jaxpr.invars):
+        return None
+    (contract_a, contract_x), batch = dot.params["dimension_numbers"]
+    if tuple(contract_a) != (1,) or len(contract_x) != 1 or any(map(len, batch)):
+        return None
+    axis, rank = int(contract_x[0]), len(jaxpr.invars[1].aval.shape)
+    back = [*range(1, axis + 1), 0, *range(axis + 1, rank)]
+    last = dot
+    if rest:
+        last = rest[0]
+        if last.primitive.name != "transpose" or \
+                list(last.params["permutation"]) != back or last.invars[0] != dot.outvars[0]:
+            return None
+    elif axis:
+        return None
+    return axis if list(jaxpr.outvars) == [last.outvars[0]] else None
+
+
+def _linear_solve(ctx: Ctx, *ins: Value, const_lengths: Any, jaxprs: Any, **_: Any
+                  ) -> list[Value]:
+    """x with matvec(x) = b, where `matvec` is a matrix A applied along one axis of x
+    (`matvec_axis`): the registry's `solve` of A and b with that axis first. JAX's own
+    solver (an LU factorization passed in as the `solve` consts) is never imported: the
+    walker leaves it dead (`jax_walk._inputs`)."""
+    axis = matvec_axis(jaxprs.matvec)
+    if axis is None or const_lengths.matvec != 1 or len(ins) != sum(const_lengths) + 1:
+        raise Unmapped("a linear map other than a matrix along one axis")
+    a, b = ins[0], ins[-1]
+    rank = ctx.spec(b).rank
+    if rank > 2:
+        raise Unmapped("an unknown of more than two axes")
+    if axis:  # (k, n) -> (n, k) and back
+        return [_swap(ctx, ctx.emit("solve", a, _swap(ctx, b)))]
+    return [ctx.emit("solve", a, b)]
+
+
+LINALG: dict[str, Rule] = {"svd": _svd, "eigh": _eigh, "qr": _qr, "cholesky": _cholesky,
+                           "custom_linear_solve": _linear_solve}
 """Factorizing lax primitive name -> rule."""

@@ -112,7 +112,8 @@ class JaxprWalker(ControlFlow):
             raise TraceError(f"jaxpr takes {len(jaxpr.invars)} inputs, got {len(args)}")
         env.update(zip(jaxpr.invars, args))
         for eqn in _live(jaxpr):
-            outs = self.equation(eqn, [_read(env, v) for v in eqn.invars])
+            outs = self.equation(eqn, [_read(env, v) if used else None
+                                       for v, used in _inputs(eqn)])
             for var, value in zip(eqn.outvars, outs):
                 if not isinstance(var, DropVar):
                     env[var] = value
@@ -247,6 +248,17 @@ def _read(env: dict[Any, Value], v: Any) -> Value:
     return env[v]
 
 
+def _inputs(eqn: JaxprEqn) -> list[tuple[Any, bool]]:
+    """Each input of `eqn` with whether its rule reads it: a `custom_linear_solve` is
+    imported from its operator (`jax_linalg.matvec_axis`), so the consts of JAX's own
+    solver (`jnp.linalg.solve`'s LU factorization) are never read, nor imported."""
+    if eqn.primitive.name != "custom_linear_solve":
+        return [(v, True) for v in eqn.invars]
+    n = eqn.params["const_lengths"]
+    unread = range(n.matvec, n.matvec + n.vecmat + n.solve + n.transpose_solve)
+    return [(v, i not in unread) for i, v in enumerate(eqn.invars)]
+
+
 def _live(jaxpr: Jaxpr) -> list[JaxprEqn]:
     """Equations whose results are used (dead ones, e.g. a scan's dropped counter, are
     never imported), in order."""
@@ -255,6 +267,6 @@ def _live(jaxpr: Jaxpr) -> list[JaxprEqn]:
     for eqn in reversed(jaxpr.eqns):
         if eqn.effects or any(v in needed for v in eqn.outvars if not isinstance(v, DropVar)):
             live.append(eqn)
-            needed.update(v for v in eqn.invars if not isinstance(v, Literal))
+            needed.update(v for v, used in _inputs(eqn) if used and not isinstance(v, Literal))
     return live[::-1]
 
