@@ -50,8 +50,8 @@ def _framework_of_value(v: Any) -> str | None:
 
 def _referenced_frameworks(fn: Callable[..., Any], depth: int = 3,
                            seen: set[int] | None = None) -> list[str]:
-    """Frameworks whose modules or functions the function's code names (globals and
-    closure cells), in order of first mention; then those that the plain Python
+    """Frameworks whose modules or functions the function's code names (globals, closure
+    cells and argument defaults), in order of first mention; then those that the plain Python
     functions it names name in turn (`depth` levels down), so a closure calling a
     helper written with `ivy` counts as `ivy` code. Code that indexes and closes over a
     NumPy array (a global, a cell, a default, an attribute of a method's `self`) counts
@@ -75,17 +75,17 @@ def _referenced_frameworks(fn: Callable[..., Any], depth: int = 3,
     scope.update(cells)
     found: list[str] = []
     helpers = []
-    for name in list(names) + list(cells):
-        value = scope.get(name)
+    # a default binds a model like a closure cell does (`lambda v, x, m=model: ...`)
+    defaults = [*(getattr(fn, "__defaults__", None) or ()),
+                *(getattr(fn, "__kwdefaults__", None) or {}).values()]
+    for value in [scope.get(name) for name in list(names) + list(cells)] + defaults:
         if isinstance(value, types.ModuleType) or callable(value):
             root = _root(value) or _wrapper_root(value)
             if root and root not in found:
                 found.append(root)
             elif root is None and isinstance(value, types.FunctionType):
                 helpers.append(value)
-    closed = [*(scope.get(n) for n in names + list(cells)),
-              *(getattr(fn, "__defaults__", None) or ()),
-              *(getattr(fn, "__kwdefaults__", None) or {}).values(),
+    closed = [*(scope.get(n) for n in names + list(cells)), *defaults,
               *(attrs[n] for n in names if n in attrs)]
     if "numpy" not in found and _indexes(code) and \
             any(_root(type(v)) == "numpy" for v in closed):

@@ -57,6 +57,18 @@ def test_source_is_detected_without_source_argument():
     np.testing.assert_allclose(c(x), np.sin(x) * 2, rtol=1e-6)
 
 
+def test_a_model_bound_as_a_default_argument_names_the_source():
+    """`lambda x, m=model: m.apply({}, x)` on NumPy input: the model of the default (a
+    Flax module without parameters: no JAX array anywhere) says JAX."""
+    nn = pytest.importorskip("flax.linen")
+    pool = nn.Sequential([lambda y: nn.max_pool(y, (2, 2), strides=(2, 2)), jnp.tanh])
+    x = _f32(1, 4, 4, 2)
+    fn = lambda y, m=pool: m.apply({}, y)  # noqa: E731 - the form under test
+    assert detect_source(fn, (x,)) == "jax"
+    np.testing.assert_allclose(np.asarray(ivy_ir.compile(fn, target="numpy", args=(x,))(x)),
+                               np.asarray(fn(x)), rtol=1e-6)
+
+
 def test_params_keep_their_pytree_paths():
     x = _f32(5, 3)
     module = ivy_ir.trace(mlp_apply, (jnp.asarray(x),), params=MLP_PARAMS)
