@@ -1,5 +1,5 @@
-"""gather / scatter / scatter-add with their dimension numbers -> take, take_along_axis,
-gather_nd, scatter_nd, scatter_add.
+"""gather and the scatters (set, add, sub, mul, max, min) with their dimension numbers ->
+take, take_along_axis, gather_nd, scatter_nd and the combining scatters.
 
 Every pattern goes through one normal form: the operand permuted so that the indexed
 dims come first, and full element indices `(batch..., window..., k)`. Batching dims
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ivy_ir.core.rules import SCATTER_COMBINES
 from ivy_ir.dialect.types import numpy_dtype
 
 from .common import Rule, Unmapped
@@ -253,6 +254,8 @@ def _scatter(op: str) -> Rule:
 INDEX: dict[str, Rule] = {
     "gather": _gather,
     "scatter": _scatter("scatter_nd"),
-    "scatter-add": _scatter("scatter_add"),
+    **{f"scatter-{op.removeprefix('scatter_')}": _scatter(op) for op in SCATTER_COMBINES},
+    "scatter-sub": lambda ctx, x, idx, updates, **kw: _scatter("scatter_add")(
+        ctx, x, idx, ctx.emit("negative", updates), **kw),
 }
 """Indexing lax primitive name -> rule."""

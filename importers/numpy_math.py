@@ -252,22 +252,27 @@ def _outer(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[st
 
 def _at(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, Any],
         what: str) -> None:
-    """`np.add.at(a, indices, b)`: an unbuffered in-place add (repeats accumulate)."""
+    """`np.add.at(a, indices, b)` (and subtract, multiply, maximum, minimum): an
+    unbuffered in-place update (every update of a repeated index takes part)."""
     a, indices, b = (*inputs, None)[:3]
     if not isinstance(a, NpArray):
         raise s.trace_error(f"{what}: the array to update must be traced; a NumPy array "
                             "cannot be updated in place while tracing")
     s.oracle(ufunc.at, inputs, kwargs, what)
-    if ufunc.__name__ != "add" or b is None:
+    op = {"add": "scatter_add", "subtract": "scatter_add", "multiply": "scatter_mul",
+          "maximum": "scatter_max", "minimum": "scatter_min"}.get(ufunc.__name__)
+    if op is None or b is None:
         s.builder.missing.setdefault(what, []).append(s.where)
         return None
     v = s.lift(b, a.dtype)
+    if ufunc.__name__ == "subtract":
+        v = s.emit("negative", v)
     if isinstance(indices, NpArray):
         idx = index_value(s, indices, a.shape[0], 0)
         target = indices.shape + a.shape[1:]
         if spec_of(v).shape != target:
             v = s.emit("broadcast_to", v, shape=list(target))
-        a.assign(s.emit("scatter_add", a.value, s.emit("expand_dims", idx, axis=[-1]), v))
+        a.assign(s.emit(op, a.value, s.emit("expand_dims", idx, axis=[-1]), v))
         return None
     keys = indices if isinstance(indices, tuple) else (indices,)
     if any(isinstance(k, NpArray) for k in keys):
@@ -278,7 +283,7 @@ def _at(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, 
     flat = s.emit("reshape", a.value, shape=[a.size])
     updates = s.emit("reshape", v, shape=[positions.size])
     index = s.lift(positions.reshape(-1, 1).astype(np.int64))
-    new = s.emit("scatter_add", flat, index, updates)
+    new = s.emit(op, flat, index, updates)
     a.assign(s.emit("reshape", new, shape=list(a.shape)))
     return None
 

@@ -4,10 +4,9 @@ ONNX index inputs may be negative (counted from the end of the indexed axis): th
 wrapped first (`_wrapped`: at import when known, else an `ivy.where`), so the registry
 ops only see indices in range. `ScatterElements` becomes a `scatter_nd` whose full
 coordinates are the indices on the scatter axis and the element's own position on the
-others; the reductions the registry has no scatter for (mul, max, min) apply the
-updates one by one in an `ivy.scan`. Constants (`Constant`, `ConstantOfShape`, `Range`,
-`EyeLike`, the windows) are known arrays, or `ivy.full`/`arange`/`eye` when their
-operands are known.
+others; a reduction (add, mul, max, min) picks the registry's combining scatter.
+Constants (`Constant`, `ConstantOfShape`, `Range`, `EyeLike`, the windows) are known
+arrays, or `ivy.full`/`arange`/`eye` when their operands are known.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.core.control import emit_scan
 from ivy_ir.dialect.symbolic import SymDim
 
 from .common import Rule, Unmapped
@@ -104,35 +102,18 @@ def _gather_nd(c: Ctx, x: Any, indices: Any, batch_dims: int = 0) -> Any:
     return c.emit("reshape", out, shape=[*shape[:-1], *x_dims[batch_dims + depth:]])
 
 
-SCATTER_OPS = {"none": "scatter_nd", "add": "scatter_add"}
-"""ONNX scatter reduction -> registry op."""
-
-SCATTER_COMBINE = {"mul": "multiply", "max": "maximum", "min": "minimum"}
-"""ONNX scatter reductions with no registry scatter: applied one update at a time."""
+SCATTER_OPS = {"none": "scatter_nd", "add": "scatter_add", "mul": "scatter_mul",
+               "max": "scatter_max", "min": "scatter_min"}
+"""ONNX scatter reduction -> registry op. ONNX folds repeated indices in order; the
+registry's combining scatters in any order, the same up to a float product's rounding."""
 
 
 def _scatter(c: Ctx, x: Any, indices: Any, updates: Any, reduction: str) -> Any:
     """`x` with `updates` written at the index tuples `indices` (last axis), combined
-    by `reduction`. Without a registry scatter for it, an `ivy.scan` over the updates
-    in order reads, combines and writes each one, so repeated indices combine exactly
-    as ONNX's sequential definition says."""
-    if reduction in SCATTER_OPS:
-        return c.emit(SCATTER_OPS[reduction], x, indices, updates)
-    if reduction not in SCATTER_COMBINE:
+    by `reduction`."""
+    if reduction not in SCATTER_OPS:
         raise Unmapped(f"reduction '{reduction}'")
-    depth = c.spec(indices).shape[-1]
-    rows = c.emit("reshape", indices, shape=[-1, depth])
-    count = c.spec(rows).shape[0]
-    items = c.emit("reshape", updates, shape=[count, *c.spec(x).shape[depth:]])
-
-    def step(args: list[Any]) -> list[Any]:
-        out, at, item = (c.operand(v) for v in args)
-        at = c.emit("expand_dims", at, axis=[0])
-        new = c.emit(SCATTER_COMBINE[reduction], c.emit("gather_nd", out, at),
-                     c.emit("expand_dims", item, axis=[0]))
-        return [c.emit("scatter_nd", out, at, new)]
-    return emit_scan(c.b.graph, [c.operand(x)], [c.operand(rows), c.operand(items)], step,
-                     length=count)[0]
+    return c.emit(SCATTER_OPS[reduction], x, indices, updates)
 
 
 def _scatter_nd(c: Ctx, x: Any, indices: Any, updates: Any, reduction: str = "none") -> Any:

@@ -1,5 +1,5 @@
-"""TF indexing ops -> ivy ops: gathers, scatters, `Where`, one-hot, and selecting
-diagonals and bands of matrices.
+"""TF indexing ops -> ivy ops: gathers, scatters, segment reductions, `Where`, one-hot,
+and selecting diagonals and bands of matrices.
 
 Registry index operands are int32 or int64 (`Ctx.index` casts others). `Where` gives a
 result whose size depends on the values of its condition, so it imports only when the
@@ -94,6 +94,61 @@ def _matrix_diag(c: Ctx, diagonal: Any, *band: Any, **_: Any) -> Any:
     return c.emit("where", eye, c.emit("expand_dims", diagonal, axis=[-1]), pad)
 
 
+SEGMENT_SCATTERS = {"Sum": "scatter_add", "Prod": "scatter_mul", "Max": "scatter_max",
+                    "Min": "scatter_min", "Mean": "scatter_add"}
+"""TF segment reduction (`UnsortedSegment<kind>`, `Segment<kind>`) -> registry scatter."""
+
+
+def _limit(dtype: str, largest: bool) -> Any:
+    """TF's `numeric_limits<T>::max()` / `lowest()`: the finite extremes."""
+    info = np.finfo(dtype) if dtype.startswith(("float", "bfloat")) else np.iinfo(dtype)
+    return info.max if largest else info.min
+
+
+def _fold_segments(c: Ctx, kind: str, data: Any, ids: Any, count: int) -> Any:
+    """The rows of `data` folded into `count` segments by `ids`; the reduction's identity
+    where none lands (a max's is the lowest finite value, as TF gives). A negative id is
+    dropped: it lands in one more segment, cut off after."""
+    data, ids = c.operand(data), c.index(ids)
+    spec, rank = c.spec(data), c.rank(ids)
+    dtype = c.spec(ids).dtype
+    ids = c.emit("where", c.emit("less", ids, c.const(0, dtype)), c.const(count, dtype), ids)
+    identity = {"Prod": 1, "Max": _limit(spec.dtype, False),
+                "Min": _limit(spec.dtype, True)}.get(kind, 0)
+    rest = list(spec.shape[rank:])
+    base = c.emit("broadcast_to", c.const(identity, spec.dtype), shape=[count + 1, *rest])
+    out = c.emit(SEGMENT_SCATTERS[kind], base, c.emit("expand_dims", ids, axis=[rank]), data)
+    return c.emit("slice", out, start=[0] * (1 + len(rest)), stop=[count, *rest],
+                  step=[1] * (1 + len(rest)))
+
+
+def _unsorted_segment(kind: str) -> Rule:
+    def rule(c: Ctx, data: Any, ids: Any, num_segments: Any, **_: Any) -> Any:
+        return _fold_segments(c, kind, data, ids, c.ints(num_segments, "num_segments")[0])
+    return rule
+
+
+def _segment(kind: str) -> Rule:
+    """Sorted segment ids: as many segments as the largest id + 1, which only ids known at
+    import tell; an empty segment gives 0 (1 for a product)."""
+    def rule(c: Ctx, data: Any, ids: Any, **_: Any) -> Any:
+        known = c.static(ids, "segment ids (the result has the largest + 1 rows)").ravel()
+        sizes = np.bincount(known, minlength=0) if known.size else np.zeros(0, np.int64)
+        out = _fold_segments(c, kind, data, ids, len(sizes))
+        dtype = c.spec(out).dtype
+        trailing = [1] * (c.spec(out).rank - 1)
+        if kind == "Mean":
+            if not dtype.startswith(("float", "bfloat")):
+                raise Unmapped(f"a mean of {dtype} segments")
+            return c.emit("divide", out, c.const(np.maximum(sizes, 1).reshape(-1, *trailing),
+                                                 dtype))
+        if kind in ("Max", "Min") and not sizes.all():
+            empty = c.const((sizes == 0).reshape(-1, *trailing), "bool")
+            out = c.emit("where", empty, c.const(0, dtype), out)
+        return out
+    return rule
+
+
 def _matrix_diag_part(c: Ctx, x: Any, *band: Any, **_: Any) -> Any:
     # the main diagonal (k = 0) of a square or wide/tall matrix
     if band and c.ints(band[0], "k") != [0]:
@@ -107,6 +162,11 @@ INDEX: dict[str, Rule] = {
     "TensorScatterUpdate": _tensor_scatter("scatter_nd"),
     "TensorScatterAdd": _tensor_scatter("scatter_add"),
     "TensorScatterSub": _tensor_scatter("scatter_add", negate=True),
+    "TensorScatterMax": _tensor_scatter("scatter_max"),
+    "TensorScatterMin": _tensor_scatter("scatter_min"),
+    **{f"UnsortedSegment{kind}": _unsorted_segment(kind) for kind in SEGMENT_SCATTERS
+       if kind != "Mean"},
+    **{f"Segment{kind}": _segment(kind) for kind in SEGMENT_SCATTERS},
     "OneHot": _one_hot, "MatrixBandPart": _band_part,
     **dict.fromkeys(("MatrixDiag", "MatrixDiagV2", "MatrixDiagV3"), _matrix_diag),
     **dict.fromkeys(("MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3"),

@@ -176,38 +176,44 @@ def _index_put(c: Ctx, x: SSAValue, indices: list[Any], values: SSAValue,
     return out
 
 
-def _scatter(accumulate: bool) -> Rule:
-    """scatter(x, dim, index, src|value) and scatter_add: out[.., index[i..], ..] = src[i..]
-    along `dim`, as a scatter_nd with the other coordinates spelled out."""
+def scatter_along(c: Ctx, op: str, x: SSAValue, dim: int, index: SSAValue, src: Any
+                  ) -> SSAValue:
+    """out[.., index[i..], ..] = src[i..] along `dim` (combined by the scatter `op`), as
+    that scatter with every element's other coordinates spelled out: `index` may be
+    smaller than x and src in every dim, and src a number."""
+    rank, shape = spec_of(x).rank, spec_of(index).shape
+    dim %= rank
+    grid = np.indices(shape)
+    coords = [c.emit("expand_dims", _normalized(c, index, x, dim),
+                     axis=[rank]) if d == dim else c.const(grid[d][..., None], "int64")
+              for d in range(rank)]
+    if isinstance(src, SSAValue):
+        src = c.cast(src, spec_of(x).dtype)
+        if spec_of(src).shape != shape:
+            src = c.emit("slice", src, start=[0] * rank, stop=list(shape), step=[1] * rank)
+    else:
+        src = c.emit("full", shape=list(shape), fill_value=float(src), dtype=spec_of(x).dtype)
+    return c.emit(op, x, c.emit("concat", coords, axis=-1), src)
+
+
+SCATTER_REDUCE = {None: "scatter_nd", "add": "scatter_add", "multiply": "scatter_mul"}
+"""`aten.scatter`'s `reduce` argument -> the registry scatter."""
+
+
+def _scatter(op: str | None) -> Rule:
+    """scatter(x, dim, index, src|value, reduce=None|'add'|'multiply') and scatter_add."""
     def emit(c: Ctx, x: SSAValue, dim: int, index: SSAValue, src: Any,
              reduce: str | None = None) -> SSAValue:
-        if reduce is not None:
+        if reduce not in SCATTER_REDUCE:
             raise Unmapped(f"with reduce='{reduce}'")
-        rank, shape = spec_of(x).rank, spec_of(index).shape
-        dim %= rank
-        grid = np.indices(shape)
-        coords = [c.emit("expand_dims", _normalized(c, index, x, dim),
-                         axis=[rank]) if d == dim else c.const(grid[d][..., None], "int64")
-                  for d in range(rank)]
-        if isinstance(src, SSAValue):
-            stop = list(shape)
-            src = c.emit("slice", c.cast(src, spec_of(x).dtype), start=[0] * rank, stop=stop,
-                         step=[1] * rank) if spec_of(src).shape != shape else \
-                c.cast(src, spec_of(x).dtype)
-        else:
-            src = c.emit("full", shape=list(shape), fill_value=float(src),
-                         dtype=spec_of(x).dtype)
-        stacked = c.emit("concat", coords, axis=-1)
-        return c.emit("scatter_add" if accumulate else "scatter_nd", x, stacked, src)
+        return scatter_along(c, op or SCATTER_REDUCE[reduce], x, dim, index, src)
     return emit
 
 
 INDEX: dict[str, Rule] = {
-    "scatter.src": _scatter(False),
-    "scatter.value": _scatter(False),
-    "scatter.reduce": _scatter(False),
-    "scatter.value_reduce": _scatter(False),
-    "scatter_add": _scatter(True),
+    **dict.fromkeys(("scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce"),
+                    _scatter(None)),
+    "scatter_add": _scatter("scatter_add"),
     "index.Tensor": _index,
     "index_select": _index_select,
     "gather": _gather,

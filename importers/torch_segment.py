@@ -1,11 +1,10 @@
 """ATen segment reductions, masked, strided and windowed gathers and pairwise distances,
-composed from registry gathers, scatters, cumulative sums and dense masked reductions.
+composed from registry gathers, the combining scatters and cumulative sums.
 
-The registry has `scatter_add` but no scatter-max/min/prod and no segment ops, so
-reductions other than sums go through a dense membership mask (position i belongs to
-target j): `max(where(mask, value, identity))` over the positions is exact whatever
-the order, at the cost of a (targets x positions) intermediate. Bag and segment ids
-come from `cumsum` over the boundary offsets, so offsets stay run-time tensors.
+Bag and segment ids come from `cumsum` over the boundary offsets, so offsets stay
+run-time tensors; each reduction is then one scatter of the rows onto their bag or
+place, started from the reduction's identity where the input's own value is not to
+count.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from ivy_ir.dialect.types import FLOATS
 
 from .common import Rule, Unmapped, spec_of
 from .torch_ctx import Ctx
+from .torch_index import scatter_along
 from .torch_nn import max_pool
 
 EMBEDDING_BAG_MODES = ("sum", "mean", "max")
@@ -33,12 +33,6 @@ def _lowest(dtype: str, highest: bool = False) -> float:
         raise Unmapped("on bool tensors")
     info = np.iinfo(np.dtype(dtype))
     return info.max if highest else info.min
-
-
-def _positions(c: Ctx, n: int, trailing: int = 0) -> SSAValue:
-    """0, 1, ..., n - 1 (int64), with `trailing` unit dims after."""
-    out = c.emit("arange", start=0, stop=n, dtype="int64")
-    return c.emit("reshape", out, shape=[n] + [1] * trailing) if trailing else out
 
 
 def _segment_ids(c: Ctx, offsets: SSAValue, n: int) -> SSAValue:
@@ -80,24 +74,22 @@ def _embedding_bag(c: Ctx, weight: SSAValue, indices: SSAValue, offsets: SSAValu
     if per_sample_weights is not None:
         rows = c.emit("multiply", rows,
                       c.emit("expand_dims", c.cast(per_sample_weights, dtype), axis=[1]))
-    zero = c.const(0, dtype)
     kind = EMBEDDING_BAG_MODES[mode]
-    if kind == "max":
-        # member[b, i]: position i is a row of bag b
-        member = c.emit("logical_and", c.emit("equal", c.emit("expand_dims", ids, axis=[0]),
-                                              _positions(c, bags, 1)),
-                        c.emit("expand_dims", valid, axis=[0]))
-        picked = c.emit("where", c.emit("expand_dims", member, axis=[2]),
-                        c.emit("expand_dims", rows, axis=[0]), c.const(_lowest(dtype), dtype))
-        top = c.emit("max", picked, axis=[1])
-        out = c.emit("where", c.emit("any", member, axis=[1], keepdims=True), top, zero)
-        return [out, None, None, None]
-    rows = c.emit("where", c.emit("expand_dims", valid, axis=[1]), rows, zero)
+    zero = c.const(0, dtype)
+    # padding rows go to bag 0 as the reduction's identity
     target = c.emit("expand_dims", c.emit("where", valid, ids, c.const(0, "int64")), axis=[1])
-    out = c.emit("scatter_add", c.emit("zeros", shape=[bags, dim], dtype=dtype), target, rows)
-    if kind == "mean":
-        count = c.emit("scatter_add", c.emit("zeros", shape=[bags], dtype=dtype), target,
-                       c.cast(valid, dtype))
+    fill = _lowest(dtype) if kind == "max" else 0
+    rows = c.emit("where", c.emit("expand_dims", valid, axis=[1]), rows, c.const(fill, dtype))
+    out = c.emit("scatter_max" if kind == "max" else "scatter_add",
+                 c.emit("full", shape=[bags, dim], fill_value=fill, dtype=dtype), target, rows)
+    if kind == "sum":
+        return [out, None, None, None]
+    count = c.emit("scatter_add", c.emit("zeros", shape=[bags], dtype=dtype), target,
+                   c.cast(valid, dtype))
+    if kind == "max":  # an empty bag gives zeros
+        out = c.emit("where", c.emit("greater", c.emit("expand_dims", count, axis=[1]), zero),
+                     out, zero)
+    else:
         out = c.emit("divide", out, c.emit("expand_dims", c.emit(
             "maximum", count, c.const(1, dtype)), axis=[1]))
     return [out, None, None, None]
@@ -114,46 +106,36 @@ def _embedding_bag_public(c: Ctx, weight: SSAValue, indices: SSAValue, offsets: 
                           -1 if padding_idx is None else padding_idx)
 
 
+SCATTER_REDUCE = {"sum": "scatter_add", "mean": "scatter_add", "prod": "scatter_mul",
+                  "amax": "scatter_max", "amin": "scatter_min"}
+"""`scatter_reduce`'s `reduce` -> the registry scatter that folds the values in."""
+
+
 def _scatter_reduce(c: Ctx, x: SSAValue, dim: int, index: SSAValue, src: SSAValue,
                     reduce: str, include_self: bool = True) -> SSAValue:
-    """out[.., index[.., i, ..], ..] reduced with src[.., i, ..] along `dim`: a membership
-    mask (i lands on j) over the moved-last `dim`, then a dense reduction over i."""
-    shape, rank = spec_of(x).shape, spec_of(x).rank
-    dim %= rank
-    ishape = spec_of(index).shape
-    if any(ishape[d] != shape[d] for d in range(rank) if d != dim):
-        raise Unmapped("an index smaller than the input outside `dim`")
-    dtype = spec_of(x).dtype
-    perm = [d for d in range(rank) if d != dim] + [dim]
-    back = [int(a) for a in np.argsort(perm)]
-    src = c.cast(src, dtype)
-    if spec_of(src).shape != ishape:
-        src = c.emit("slice", src, start=[0] * rank, stop=list(ishape), step=[1] * rank)
-    idx = c.emit("permute_dims", c.cast(index, "int64"), axes=perm)
-    vals = c.emit("expand_dims", c.emit("permute_dims", src, axes=perm), axis=[rank])
-    # lands[..., i, j]: entry i of the index row goes to position j
-    lands = c.emit("equal", c.emit("expand_dims", idx, axis=[rank]),
-                   _positions(c, shape[dim]))
-    hit = c.emit("any", lands, axis=[rank - 1])
-    identity = {"sum": 0, "mean": 0, "prod": 1, "amax": _lowest(dtype),
-                "amin": _lowest(dtype, highest=True)}
-    if reduce not in identity:
+    """out[.., index[.., i, ..], ..] reduced with src[.., i, ..] along `dim`. Without
+    `include_self` the places an index reaches start from the reduction's identity; a
+    mean divides by the count of values folded into each place (x's own one included)."""
+    if reduce not in SCATTER_REDUCE:
         raise Unmapped(f"reduce='{reduce}'")
-    op = {"sum": "sum", "mean": "sum", "prod": "prod", "amax": "max", "amin": "min"}[reduce]
-    picked = c.emit("where", lands, vals, c.const(identity[reduce], dtype))
-    got = c.emit("permute_dims", c.emit(op, picked, axis=[rank - 1]), axes=back)
-    hit = c.emit("permute_dims", hit, axes=back)
-    if reduce == "mean":
-        count = c.emit("permute_dims", c.emit("sum", c.cast(lands, dtype), axis=[rank - 1]),
-                       axes=back)
-        if include_self:
-            got, count = c.emit("add", got, x), c.emit("add", count, c.const(1, dtype))
-        divide = "divide" if dtype in FLOATS else "floor_divide"
-        got = c.emit(divide, got, c.emit("maximum", count, c.const(1, dtype)))
-    elif include_self:
-        combine = {"sum": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
-        got = c.emit(combine[reduce], got, x)
-    return c.emit("where", hit, got, x)
+    dtype = spec_of(x).dtype
+    if include_self and reduce != "mean":
+        return scatter_along(c, SCATTER_REDUCE[reduce], x, dim, index, src)
+    zeros = c.emit("zeros", shape=list(spec_of(x).shape), dtype=dtype)
+    count = scatter_along(c, "scatter_add", zeros, dim, index, 1)
+    hit = c.emit("greater", count, c.const(0, dtype))
+    base = x
+    if not include_self:
+        identity = {"prod": 1, "amax": _lowest(dtype), "amin": _lowest(dtype, highest=True)}
+        base = c.emit("where", hit, c.const(identity.get(reduce, 0), dtype), x)
+    out = scatter_along(c, SCATTER_REDUCE[reduce], base, dim, index, src)
+    if reduce != "mean":
+        return out
+    if include_self:
+        count = c.emit("add", count, c.const(1, dtype))
+    divide = "divide" if dtype in FLOATS else "floor_divide"
+    return c.emit("where", hit, c.emit(divide, out, c.emit("maximum", count, c.const(1, dtype))),
+                  x)
 
 
 def _masked_scatter(c: Ctx, x: SSAValue, mask: SSAValue, source: SSAValue) -> SSAValue:

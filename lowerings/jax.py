@@ -34,6 +34,8 @@ from ivy_ir.core.numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
 from ivy_ir.core.numpy_fft import FFT_API_RULES
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
+    SCATTER_COMBINES,
+    SCATTER_REDUCTIONS,
     OpContext,
     Rule,
     collect_helpers,
@@ -111,15 +113,27 @@ def _gather_nd(c: OpContext) -> str:
 
 
 def _scatter(method: str) -> Rule:
+    """`x.at[index].<method>(updates)`; `method` "set" or the combining one of `.at`."""
     def rule(c: OpContext) -> str:
         x, upd = c.args["x"], c.args["updates"]
         if c.in_types["indices"].shape[-1] == 0:  # every row updates all of x
             rows = f"{upd}.reshape({literal((-1, *c.out.shape))})"
-            if method == "add":
-                return f"{x} + jnp.sum({rows}, axis=0, dtype={out_dtype(c)})"
-            return f"{rows}[-1]" if math.prod(c.in_types["indices"].shape) else x
-        return f"{x}.at[{_nd_index(c)}].{method}({upd})"
+            if not math.prod(c.in_types["indices"].shape[:-1]):
+                return x
+            if method == "set":
+                return f"{rows}[-1]"
+            op = f"scatter_{method}"
+            reduce = SCATTER_REDUCTIONS[op]
+            dtype = f", dtype={out_dtype(c)}" if reduce in ("sum", "prod") else ""
+            return f"jnp.{SCATTER_COMBINES[op]}({x}, jnp.{reduce}({rows}, axis=0{dtype}))"
+        if method == "mul" and c.out.dtype in FLOATS:
+            return f"scatter_mul({x}, {c.args['indices']}, {upd})"
+        return f"{x}.at[{_nd_index(c)}].{_AT_METHODS.get(method, method)}({upd})"
     return rule
+
+
+_AT_METHODS = {"mul": "multiply"}
+"""Combining scatters whose `.at` method is not named like the registry op."""
 
 
 JAX_RULES: dict[str, Rule] = {
@@ -168,7 +182,7 @@ JAX_RULES: dict[str, Rule] = {
     "embedding": _take("weight", None),
     "gather_nd": _gather_nd,
     "scatter_nd": _scatter("set"),
-    "scatter_add": _scatter("add"),
+    **{op: _scatter(op.removeprefix("scatter_")) for op in SCATTER_COMBINES},
     "sort": "jnp.sort({x}, axis={axis}, descending={descending})",
     "argsort": "jnp.argsort({x}, axis={axis}, descending={descending})",
     **NN_RULES,

@@ -17,8 +17,8 @@ from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
 __all__ = ["adaptive_avg_pool", "column_signs", "complex_cosh", "complex_ops", "complex_sinh",
            "depthwise_conv", "eigh", "float_remainder", "grouped_conv", "grouped_transpose_kernel",
-           "interpolate", "max_pool", "pointwise_conv", "standardize", "sum_pool", "svd", "top_k",
-           "window_count", "window_views"]
+           "interpolate", "max_pool", "pointwise_conv", "scatter_mul", "standardize", "sum_pool",
+           "svd", "top_k", "window_count", "window_views"]
 
 
 def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
@@ -205,6 +205,31 @@ def max_pool(x, init, window, strides, dilation, pads):
         return y, dy
 
     return pool(x)
+
+
+def scatter_mul(x, indices, updates):
+    # x.at[...].multiply(updates), differentiable where indices repeat (JAX's own rule
+    # wants them unique): an update's derivative is x times the other updates of its
+    # place, their product taken over the nonzero ones and the zeros counted, as torch's
+    # prod does, so a zero update gives the exact derivative
+    @jax.custom_jvp
+    def mul(x, updates, indices):
+        return x.at[tuple(jnp.moveaxis(indices, -1, 0))].multiply(updates)
+
+    @mul.defjvp
+    def mul_jvp(primals, tangents):
+        (x, u, indices), (dx, du, _) = primals, tangents
+        at = tuple(jnp.moveaxis(indices, -1, 0))
+        zero = u == 0
+        nonzero = jnp.where(zero, 1, u)
+        product = jnp.ones_like(x).at[at].multiply(nonzero)[at]
+        zeros = jnp.zeros(x.shape, jnp.int32).at[at].add(zero.astype(jnp.int32))[at]
+        others = jnp.where(zero, jnp.where(zeros == 1, product, 0),
+                           jnp.where(zeros == 0, product / nonzero, 0))
+        factor = jnp.ones_like(x).at[at].multiply(u)
+        return mul(x, u, indices), dx * factor + x * jnp.zeros_like(x).at[at].add(du * others)
+
+    return mul(x, updates, indices)
 
 
 def sum_pool(x, window, strides, pads):

@@ -13,7 +13,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from ivy_ir.core.evaluate import evaluate
-from ivy_ir.core.rules import reshape_target
+from ivy_ir.core.rules import SCATTER_COMBINES, reshape_target
 from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import numpy_dtype
 
@@ -225,8 +225,17 @@ def _take_along_axis(c: OnnxContext) -> str:
 
 
 def _scatter(reduction: str | None) -> OnnxRule:
-    return lambda c: c.node("ScatterND", [c.x, _int64(c, "indices"), c.args["updates"]],
-                            reduction=reduction)
+    def rule(c: OnnxContext) -> str:
+        idx, upd = _int64(c, "indices"), c.args["updates"]
+        out = c.node("ScatterND", [c.x, idx, upd], reduction=reduction)
+        if reduction not in ("max", "min") or c.out.dtype not in FLOATS:
+            return out
+        # onnxruntime's max/min scatters skip NaN (and lose x's value behind one): a
+        # place that x or one of its updates makes NaN is NaN, counted by a scatter-add
+        flags = [c.b.cast(c.node("IsNaN", [v]), c.out.dtype) for v in (c.x, upd)]
+        nans = c.node("ScatterND", [flags[0], idx, flags[1]], reduction="add")
+        return c.node("Where", [c.node("Greater", [nans, c.scalar(0)]), c.scalar(np.nan), out])
+    return rule
 
 
 _TOPK_WIDENED = frozenset({"int8", "int16", "uint8", "uint16", "uint32"})
@@ -352,7 +361,7 @@ SHAPE_RULES: dict[str, OnnxRule] = {
     "take_along_axis": _take_along_axis,
     "gather_nd": _gather_nd,
     "scatter_nd": _scatter(None),
-    "scatter_add": _scatter("add"),
+    **{op: _scatter(op.removeprefix("scatter_")) for op in SCATTER_COMBINES},
     "sort": _sort(indices=False),
     "argsort": _sort(indices=True),
     "top_k": _top_k,

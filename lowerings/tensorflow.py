@@ -9,6 +9,7 @@ Python at emission or trace time, never on tensor values. The runtime (parameter
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -20,6 +21,8 @@ from ivy_ir.core.rules import (
     DATA_KERNEL_CALLS,
     LAYER_KERNEL_CALLS,
     PLAIN_REDUCTIONS,
+    SCATTER_COMBINES,
+    SCATTER_REDUCTIONS,
     OpContext,
     Rule,
     collect_helpers,
@@ -31,7 +34,7 @@ from ivy_ir.core.rules import (
 )
 from ivy_ir.dialect import dtype_name
 from ivy_ir.dialect.dtypes import HALF
-from ivy_ir.dialect.types import COMPLEX, INTS, STORAGE, UNSIGNED
+from ivy_ir.dialect.types import COMPLEX, FLOATS, INTS, STORAGE, UNSIGNED
 
 from . import tensorflow_control as C
 from . import tensorflow_data_kernels as D
@@ -281,18 +284,32 @@ def _gather_nd(c: OpContext) -> str:
     return f"tf.gather_nd({x}, {idx})"
 
 
-def _scatter(fn: str) -> Rule:
+_TENSOR_SCATTERS = {"scatter_nd": "tensor_scatter_nd_update",
+                    "scatter_add": "tensor_scatter_nd_add", "scatter_max": "tensor_scatter_nd_max",
+                    "scatter_min": "tensor_scatter_nd_min"}
+"""Scatters TF has a tensor scatter for (`scatter_mul` is a helper's segment product)."""
+
+
+def _scatter(op: str) -> Rule:
     # one index vector (rank-1 indices) is one update: TF reads rank-1 indices as a batch
     # of scalar indices, so scatter a batch of one
     def rule(c: OpContext) -> str:
         x, idx, upd = c.args["x"], c.args["indices"], c.args["updates"]
         if c.in_types["indices"].shape[-1] == 0:  # every update covers all of x (TF refuses)
-            if not c.in_types["updates"].shape[0]:
+            if not math.prod(c.in_types["indices"].shape[:-1]):
                 return x
-            return f"{x} + tf.reduce_sum({upd}, 0)" if fn.endswith("add") else f"{upd}[-1]"
+            rows = f"tf.reshape({upd}, {literal((-1, *c.out.shape))})"
+            if op == "scatter_nd":
+                return f"{rows}[-1]"
+            return (f"tf.math.{SCATTER_COMBINES[op]}({x}, "
+                    f"{REDUCE[SCATTER_REDUCTIONS[op]]}({rows}, 0))")
         if c.in_types["indices"].rank == 1:
-            return f"tf.{fn}({x}, {idx}[None], {upd}[None])"
-        return f"tf.{fn}({x}, {idx}, {upd})"
+            idx, upd = f"{idx}[None]", f"{upd}[None]"
+        if op in ("scatter_max", "scatter_min") and c.out.dtype in FLOATS:
+            return f"scatter_extreme({x}, {idx}, {upd}, {op == 'scatter_max'})"
+        if op in _TENSOR_SCATTERS:
+            return f"tf.{_TENSOR_SCATTERS[op]}({x}, {idx}, {upd})"
+        return f"scatter_mul({x}, {idx}, {upd})"
     return rule
 
 
@@ -391,8 +408,7 @@ TF_RULES: dict[str, Rule] = {
     if 0 in c.out.shape else "tf.gather({x}, {indices}, axis={axis})".format(**c.fields()),
     "take_along_axis": "take_along_axis({x}, {indices}, {axis}, {out_shape})",
     "gather_nd": _gather_nd,
-    "scatter_nd": _scatter("tensor_scatter_nd_update"),
-    "scatter_add": _scatter("tensor_scatter_nd_add"),
+    **{op: _scatter(op) for op in ("scatter_nd", *SCATTER_COMBINES)},
     "sort": _sort,
     "argsort": _sort,
     "top_k": "top_k({x}, {k}, {axis}, {largest})",

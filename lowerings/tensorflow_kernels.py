@@ -14,8 +14,8 @@ import tensorflow as tf
 __all__ = [
     "attention", "column_signs", "complex_log", "complex_ops", "diagonal", "edge_pad", "eigh",
     "float_remainder", "floor_divide", "layer_norm", "matrix_norm", "move_last", "nextafter_bits",
-    "order_key", "random_uniform", "sign_bit", "solve", "sort_along", "svd", "take_along_axis",
-    "top_k", "tri", "variance", "vector_norm",
+    "order_key", "random_uniform", "scatter_extreme", "scatter_mul", "sign_bit", "solve",
+    "sort_along", "svd", "take_along_axis", "top_k", "tri", "variance", "vector_norm",
 ]
 
 
@@ -173,6 +173,27 @@ def edge_pad(x, pairs):
             d = x.shape[axis]
             x = tf.gather(x, np.clip(np.arange(-lo, d + hi), 0, d - 1), axis=axis)
     return x
+
+
+def scatter_mul(x, indices, updates):
+    # TF has no multiplying tensor scatter: the product of each place's updates (a
+    # segment product over x's leading dims flattened; 1 where none lands), then one
+    # multiply
+    depth = indices.shape[-1]
+    places = tf.zeros_like(indices[..., 0])
+    for d in range(depth):
+        places = places * x.shape[d] + indices[..., d]
+    factors = tf.math.unsorted_segment_prod(updates, places, int(np.prod(x.shape[:depth])))
+    return x * tf.reshape(factors, x.shape)
+
+
+def scatter_extreme(x, indices, updates, largest):
+    # TF's max/min tensor scatters skip NaN: a place that x or any of its updates makes
+    # NaN is set to NaN afterwards (counted by a scatter-add of the NaN flags)
+    out = (tf.tensor_scatter_nd_max if largest else tf.tensor_scatter_nd_min)(x, indices, updates)
+    nans = tf.tensor_scatter_nd_add(tf.cast(tf.math.is_nan(x), tf.int32), indices,
+                                    tf.cast(tf.math.is_nan(updates), tf.int32))
+    return tf.where(nans > 0, tf.constant(np.nan, x.dtype), out)
 
 
 def take_along_axis(x, indices, axis, out_shape):

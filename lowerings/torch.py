@@ -16,6 +16,7 @@ whose inputs are all on one device need nothing more.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -28,6 +29,8 @@ from ivy_ir.core.rules import (
     DATA_KERNEL_CALLS,
     PLAIN_ELEMENTWISE,
     PLAIN_REDUCTIONS,
+    SCATTER_COMBINES,
+    SCATTER_REDUCTIONS,
     OpContext,
     Rule,
     arange_stop,
@@ -287,18 +290,22 @@ def _gather_nd(c: OpContext) -> str:
     return f"{x}[{c.args['indices']}.unbind(-1)]"
 
 
-def _scatter(accumulate: bool) -> Rule:
+def _scatter(op: str) -> Rule:
     def rule(c: OpContext) -> str:
         x, idx, upd = c.args["x"], c.args["indices"], c.args["updates"]
+        reduce = NAMES.get(SCATTER_REDUCTIONS.get(op), SCATTER_REDUCTIONS.get(op))
         if c.in_types["indices"].shape[-1] == 0:  # every update covers all of x
-            n = c.in_types["updates"].shape[0]
-            if not n:
+            if not math.prod(c.in_types["indices"].shape[:-1]):
                 return x
-            if accumulate:
-                return f"{x} + {upd}.sum(0, dtype={c.target.dtype(c.out.dtype)})"
-            return f"{upd}[-1]"
-        extra = ", accumulate=True" if accumulate else ""
-        return f"{x}.index_put({idx}.unbind(-1), {upd}{extra})"
+            rows = f"{upd}.reshape({literal((-1, *c.out.shape))})"
+            if reduce is None:
+                return f"{rows}[-1]"
+            dtype = f", dtype={c.target.dtype(c.out.dtype)}" if reduce in ("sum", "prod") else ""
+            return f"torch.{SCATTER_COMBINES[op]}({x}, {rows}.{reduce}(0{dtype}))"
+        if reduce in (None, "sum"):
+            extra = ", accumulate=True" if reduce else ""
+            return f"{x}.index_put({idx}.unbind(-1), {upd}{extra})"
+        return f"scatter_reduce({x}, {idx}, {upd}, {reduce!r})"
     return rule
 
 
@@ -374,8 +381,7 @@ TORCH_RULES: dict[str, Rule] = {
     "take_along_axis": lambda c: f"torch.take_along_dim({c.args['x']}, "
     f"{_long(c, 'indices')}, dim={c.lit('axis')})",
     "gather_nd": _gather_nd,
-    "scatter_nd": _scatter(False),
-    "scatter_add": _scatter(True),
+    **{op: _scatter(op) for op in ("scatter_nd", *SCATTER_COMBINES)},
     "sort": "torch.sort({x}, dim={axis}, descending={descending}, stable=True).values",
     "argsort": "torch.argsort({x}, dim={axis}, descending={descending}, stable=True)",
     "top_k": "top_k({x}, {k}, {axis}, {largest})",

@@ -14,8 +14,8 @@ import torch.nn.functional as F
 __all__ = [
     "avg_pool", "channels_first", "channels_restore", "column_signs",
     "complex_ops", "conv", "conv_transpose", "cudnn_weights", "digamma", "eigh", "eye",
-    "float_remainder", "max_pool", "pad_index", "prod", "random_normal", "random_uniform", "svd",
-    "top_k", "torch_pads", "vector_norm",
+    "float_remainder", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
+    "scatter_reduce", "svd", "top_k", "torch_pads", "vector_norm",
 ]
 
 
@@ -80,6 +80,23 @@ def pad_index(x, pad_width, mode):
                 idx = idx.clamp(0, n - 1)
             x = x.index_select(axis, idx)
     return x
+
+
+def scatter_reduce(x, indices, updates, reduce):
+    # torch scatters along one dim: the index tuples become places in x's leading dims
+    # flattened, and each update row is folded into its place's row
+    depth = indices.shape[-1]
+    rest = x.shape[depth:]
+    places = torch.zeros(indices.shape[:-1], dtype=torch.int64, device=x.device)
+    for d in range(depth):
+        places = places * x.shape[d] + indices[..., d]
+    n = 1
+    for size in x.shape[:depth]:
+        n *= size
+    upd = updates.reshape((places.numel(),) + rest)
+    at = places.reshape((-1,) + (1,) * len(rest)).expand(upd.shape)
+    rows = x.reshape((n,) + rest).scatter_reduce(0, at, upd, reduce, include_self=True)
+    return rows.reshape(x.shape)
 
 
 def torch_pads(padding):

@@ -237,28 +237,34 @@ def _gather_nd(d):
 case("gather_nd", _gather_nd, lambda x, indices: x[tuple(np.moveaxis(indices, -1, 0))])
 
 
-def _scatter(distinct, dtypes):
+def _scatter(distinct, dtypes, special=False):
     def draw(d):
-        x = arr(d, pick(d, dtypes), shape(d, 1, 3, 1, 4))
-        m = integer(d, 1, x.ndim)
+        dtype = pick(d, dtypes)
+        x = arr(d, dtype, shape(d, 1, 3, 1, 4), special=special and boolean(d))
+        m = integer(d, 0, x.ndim)  # no index columns: every update covers all of x
         grid = list(np.ndindex(*x.shape[:m]))
         rows = d.draw(st.lists(st.sampled_from(grid), max_size=5, unique=distinct))
         idx = np.array(rows, dtype=pick(d, INT)).reshape(len(rows), m)
-        return [x, idx, arr(d, x.dtype.name, (len(rows),) + x.shape[m:])], {}
+        upd = arr(d, dtype, (len(rows),) + x.shape[m:], special=special and boolean(d))
+        return [x, idx, upd], {}
     return draw
 
 
-def _scatter_ref(add):
+def _scatter_ref(fold):
+    """Each update folded into its place in turn (`fold` None: written over it)."""
     def ref(x, indices, updates):
         out = x.copy()
         for row, u in zip(indices, updates):
-            out[tuple(row)] = out[tuple(row)] + u if add else u
+            out[tuple(row)] = u if fold is None else fold(out[tuple(row)], u)
         return out
     return ref
 
 
-case("scatter_nd", _scatter(True, ANY), _scatter_ref(False))
-case("scatter_add", _scatter(False, NUM), _scatter_ref(True))
+case("scatter_nd", _scatter(True, ANY), _scatter_ref(None))
+case("scatter_add", _scatter(False, NUM), _scatter_ref(np.add))
+case("scatter_mul", _scatter(False, NUM), _scatter_ref(np.multiply))
+case("scatter_max", _scatter(False, NUM, special=True), _scatter_ref(np.maximum))
+case("scatter_min", _scatter(False, NUM, special=True), _scatter_ref(np.minimum))
 case("embedding", lambda d: (lambda w: ([_index(d, w.shape[0], shape(d, 0, 2)), w], {}))(
     arr(d, pick(d, ANY), shape(d, 2, 2, 1))), lambda indices, weight: weight[indices])
 

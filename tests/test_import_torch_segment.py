@@ -82,6 +82,23 @@ def test_scatter_reduce_integers_and_other_targets():
            (xf, srcf, index), targets=("jax", "torch"))
 
 
+TARGETS = ("numpy", "jax", "torch", "tensorflow")
+
+
+def test_scatters_with_an_index_smaller_than_the_input_and_torchs_old_reduce():
+    """An index smaller than x in the other dims (refused before), `scatter(reduce=)`."""
+    rng = np.random.default_rng(7)  # its own draws: the module's RNG feeds later tests
+    x = torch.as_tensor(rng.standard_normal((4, 5)).astype(np.float32))
+    src = torch.as_tensor(rng.standard_normal((3, 4)).astype(np.float32))
+    index = torch.as_tensor(rng.integers(0, 5, (2, 3)))
+    for reduce in ("amax", "prod", "mean"):
+        _check(lambda x, s, i, r=reduce: x.scatter_reduce(1, i, s, r, include_self=False),
+               (x, src, index), targets=TARGETS)
+    _check(lambda x, s, i: x.scatter(1, i, s, reduce="multiply"), (x, src, index),
+           targets=TARGETS)
+    _check(lambda x, i: x.scatter(0, i, 2.5, reduce="add"), (x, index % 4), targets=TARGETS)
+
+
 def test_masked_scatter_with_a_broadcast_mask():
     x = torch.as_tensor(RNG.standard_normal((2, 3, 4)).astype(np.float32))
     mask = torch.as_tensor(RNG.random((3, 1)) > 0.4)

@@ -142,6 +142,16 @@ CASES = {
         x, np.array([[0, -1, 0], [2, 2, 1]]), axis=1)), (2, 4)),
     "scatter_add": (lambda x, u: F.square(F.scatter_add(
         x, np.array([[1], [0], [1]]), u)), (2, 3), (3, 3)),
+    "scatter_extremes": (lambda x, u: F.add(  # ties at place 1 between x and updates
+        F.square(F.scatter_min(x, np.array([[1], [0], [1], [1]]), F.concat(
+            [u, F.slice(x, start=[1, 0], stop=[2, 3], step=[1, 1])], axis=0))),
+        F.sin(F.scatter_max(x, np.array([[0], [0]]), F.slice(
+            u, start=[0, 0], stop=[2, 3], step=[1, 1])))), (2, 3), (3, 3)),
+    "scatter_mul": (lambda v: (lambda w: F.sin(F.scatter_mul(  # x: rows 0-1 of w
+        F.slice(w, start=[0, 0], stop=[2, 3], step=[1, 1]), np.array([[1], [0], [1], [1], [0]]),
+        F.slice(w, start=[2, 0], stop=[7, 3], step=[1, 1]))))(F.subtract(v, _zeros_at(
+            (7, 3), [[0] * 3, [0] * 3, [0] * 3, [1, 0, 0], [1, 1, 0], [0, 1, 0], [0] * 3]))),
+        (7, 3)),  # exact zero updates: one at a place (column 0), two (column 1), none
     "outer_vecdot": (lambda x, y, z: F.add(F.sum(F.outer(x, y)), F.sum(F.vecdot(
         F.outer(x, y), z, axis=-1))), (3,), (4,), (2, 1, 4)),
     "inverse_determinant": (lambda a: F.add(F.sum(F.inv(F.add(a, np.eye(3) * 3))),

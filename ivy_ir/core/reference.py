@@ -37,6 +37,7 @@ from .reference_strings import STRING_RULES
 from .rules import (
     CONTROL_CALLS,
     LAYER_KERNEL_CALLS,
+    SCATTER_COMBINES,
     OpContext,
     Rule,
     RuleTable,
@@ -164,7 +165,8 @@ NUMPY_RULES: dict[str, Rule] = {
     "take": "np.take({x}, {indices}, axis={axis})",
     "gather_nd": "gather_nd({x}, {indices})",
     "scatter_nd": "scatter_nd({x}, {indices}, {updates})",
-    "scatter_add": "scatter_add({x}, {indices}, {updates})",
+    **{op: f"scatter_combine({{x}}, {{indices}}, {{updates}}, np.{fold})"
+       for op, fold in SCATTER_COMBINES.items()},
     "sort": "sort({x}, {axis}, {descending})",
     "argsort": "argsort({x}, {axis}, {descending})",
     "embedding": "np.take({weight}, {indices}, axis=0)",

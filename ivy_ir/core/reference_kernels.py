@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = [
     "argsort", "column_signs", "eigh", "erf", "gather_nd", "nd_index", "one_hot",
-    "random_uniform", "scatter_add", "scatter_nd", "sort", "svd", "top_k", "vector_norm",
+    "random_uniform", "scatter_combine", "scatter_nd", "sort", "svd", "top_k", "vector_norm",
 ]
 
 
@@ -69,15 +69,15 @@ def scatter_nd(x, indices, updates):
     return out
 
 
-def scatter_add(x, indices, updates):
-    # duplicate indices accumulate (np.add.at)
+def scatter_combine(x, indices, updates, ufunc):
+    # every update of a repeated index combines (ufunc.at does not buffer)
     out = x.copy()
     index, shape = nd_index(indices, x)
     upd = updates.reshape(shape)
     if index:
-        np.add.at(out, index, upd)
-    else:
-        out += upd.sum(axis=0, dtype=out.dtype)
+        ufunc.at(out, index, upd)
+    elif shape[0]:
+        out = ufunc(out, ufunc.reduce(upd, axis=0, dtype=out.dtype))
     return out
 
 

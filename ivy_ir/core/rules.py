@@ -36,6 +36,14 @@ PLAIN_ELEMENTWISE = frozenset(
 PLAIN_REDUCTIONS = frozenset({"sum", "prod", "mean", "min", "max", "all", "any"})
 """Reductions that every array API spells as one call over `x`, axes and keepdims."""
 
+SCATTER_COMBINES = {"scatter_add": "add", "scatter_mul": "multiply",
+                    "scatter_max": "maximum", "scatter_min": "minimum"}
+"""The combining scatters -> the elementwise op that folds each update into its place."""
+
+SCATTER_REDUCTIONS = {"scatter_add": "sum", "scatter_mul": "prod", "scatter_max": "max",
+                      "scatter_min": "min"}
+"""The combining scatters -> the reduction that folds many updates of one place."""
+
 
 def native_names(ops: frozenset[str], overrides: Mapping[str, str | None]) -> dict[str, str]:
     """op -> native function name: the registry name unless `overrides` renames it

@@ -312,6 +312,33 @@ def _scatter_add(g, out, x, indices, updates):
     return [g, None, F.gather_nd(g, indices)]
 
 
+@_rule("scatter_max", "scatter_min")
+def _scatter_extreme(g, out, x, indices, updates):
+    # shared equally by x and the updates that attain their place's extreme, as torch does
+    x_hit, upd_hit = F.equal(x, out), F.equal(updates, F.gather_nd(out, indices))
+    count = F.scatter_add(F.astype(x_hit, dtype=x.dtype), indices,
+                          F.astype(upd_hit, dtype=x.dtype))
+    share = F.divide(g, F.maximum(count, 1))
+    return [F.where(x_hit, share, 0), None,
+            F.where(upd_hit, F.gather_nd(share, indices), 0)]
+
+
+@_rule("scatter_mul")
+def _scatter_mul(g, out, x, indices, updates):
+    # x's factor is its place's product of updates; an update's is x times the other
+    # updates of its place: their product over the nonzero ones with the zeros counted,
+    # so that a zero update has its exact derivative, no division by it
+    zero = F.equal(updates, 0)
+    nonzero = F.where(zero, 1, updates)
+    product = F.gather_nd(F.scatter_mul(F.ones_like(x), indices, nonzero), indices)
+    zeros = F.gather_nd(F.scatter_add(F.zeros_like(x), indices, F.astype(zero, dtype=x.dtype)),
+                        indices)
+    others = F.where(zero, F.where(F.equal(zeros, 1), product, 0),
+                     F.where(F.equal(zeros, 0), F.divide(product, nonzero), 0))
+    return [F.multiply(g, F.scatter_mul(F.ones_like(x), indices, updates)), None,
+            F.multiply(F.gather_nd(F.multiply(g, x), indices), others)]
+
+
 @_rule("conv_transpose")
 def _conv_transpose(g, out, x, weight, bias, strides, padding, output_padding, dilations,
                     groups, layout):

@@ -24,6 +24,18 @@ builtin.module {
     %3 = ivy.scatter_add %0, %1, %2 : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
     func.return %3 : tensor<4x3xf32>
   }
+  func.func @scatter_mul(%0: tensor<4x3xf32>, %1: tensor<2x1xi64>, %2: tensor<2x3xf32>) -> tensor<4x3xf32> {
+    %3 = ivy.scatter_mul %0, %1, %2 : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    func.return %3 : tensor<4x3xf32>
+  }
+  func.func @scatter_max(%0: tensor<4x3xf32>, %1: tensor<2x1xi64>, %2: tensor<2x3xf32>) -> tensor<4x3xf32> {
+    %3 = ivy.scatter_max %0, %1, %2 : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    func.return %3 : tensor<4x3xf32>
+  }
+  func.func @scatter_min(%0: tensor<4x3xf32>, %1: tensor<2x1xi64>, %2: tensor<2x3xf32>) -> tensor<4x3xf32> {
+    %3 = ivy.scatter_min %0, %1, %2 : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    func.return %3 : tensor<4x3xf32>
+  }
   func.func @argwhere(%0: tensor<2x3xf32>) -> tensor<?x2xi64> {
     %1 = ivy.argwhere %0 : (tensor<2x3xf32>) -> tensor<?x2xi64>
     func.return %1 : tensor<?x2xi64>
@@ -58,6 +70,18 @@ builtin.module {
 // CHECK-NEXT: %3 = ivy.scatter_add %0, %1, %2 : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
 // CHECK-NEXT: func.return %3 : tensor<4x3xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @scatter_mul(%0: tensor<4x3xf32>, %1: tensor<2x1xi64>, %2: tensor<2x3xf32>) -> tensor<4x3xf32> {
+// CHECK-NEXT: %3 = ivy.scatter_mul %0, %1, %2 : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT: func.return %3 : tensor<4x3xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @scatter_max(%0: tensor<4x3xf32>, %1: tensor<2x1xi64>, %2: tensor<2x3xf32>) -> tensor<4x3xf32> {
+// CHECK-NEXT: %3 = ivy.scatter_max %0, %1, %2 : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT: func.return %3 : tensor<4x3xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @scatter_min(%0: tensor<4x3xf32>, %1: tensor<2x1xi64>, %2: tensor<2x3xf32>) -> tensor<4x3xf32> {
+// CHECK-NEXT: %3 = ivy.scatter_min %0, %1, %2 : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT: func.return %3 : tensor<4x3xf32>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @argwhere(%0: tensor<2x3xf32>) -> tensor<?x2xi64> {
 // CHECK-NEXT: %1 = ivy.argwhere %0 : (tensor<2x3xf32>) -> tensor<?x2xi64>
 // CHECK-NEXT: func.return %1 : tensor<?x2xi64>
@@ -75,6 +99,9 @@ builtin.module {
 // GENERIC: %2 = "ivy.gather_nd"(%0, %1) : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
 // GENERIC: %3 = "ivy.scatter_nd"(%0, %1, %2) : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
 // GENERIC: %3 = "ivy.scatter_add"(%0, %1, %2) : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// GENERIC: %3 = "ivy.scatter_mul"(%0, %1, %2) : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// GENERIC: %3 = "ivy.scatter_max"(%0, %1, %2) : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// GENERIC: %3 = "ivy.scatter_min"(%0, %1, %2) : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
 // GENERIC: %1 = "ivy.argwhere"(%0) : (tensor<2x3xf32>) -> tensor<?x2xi64>
 // GENERIC: %1, %2, %3, %4 = "ivy.unique"(%0) <{axis = 1 : i64, sorted = false}> : (tensor<2x3xf32>) -> (tensor<2x?xf32>, tensor<?xi64>, tensor<3xi64>, tensor<?xi64>)
 // GENERIC: %2 = "ivy.non_max_suppression"(%0, %1) <{max_output_boxes_per_class = 3 : i64, iou_threshold = 5.000000e-01 : f64, score_threshold = 2.500000e-01 : f64}> : (tensor<1x5x4xf32>, tensor<1x2x5xf32>) -> tensor<?x3xi64>
