@@ -104,7 +104,13 @@ def standardize(x, axes, eps):
 def top_k(x, k, axis, largest):
     # lax.top_k ranks ties by index; the k smallest are the k largest of an order-reversed
     # key (-x for floats, ~x for integers, which cannot overflow)
-    key = x if largest else -x if jnp.issubdtype(x.dtype, jnp.floating) else ~x
+    # (XLA ranks floats by their bits' total order: -x of a NaN below -inf and -0.0
+    # below 0.0, so every NaN is made positive, the largest float, and every zero +0.0)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        key = jnp.where(jnp.isnan(x), jnp.nan, jnp.where(x == 0, 0, x))
+        key = key if largest else -key
+    else:
+        key = x if largest else ~x
     _, indices = lax.top_k(key, k, axis=axis)
     return jnp.take_along_axis(x, indices, axis), indices.astype(jnp.int64)
 

@@ -255,31 +255,45 @@ def _axis_length(c: OnnxContext) -> str:
     return c.node("Shape", [c.x], start=axis, end=axis + 1)
 
 
-def _sort(indices: bool) -> OnnxRule:
-    """TopK over the whole axis: ties keep their order both ways, as the stable sort.
+def _float_order(c: OnnxContext, descending: bool) -> str:
+    """The stable order of a float x along the axis (ties keep their order both ways).
     onnxruntime's TopK misplaces NaN (every comparison with it is false), so floats sort
     with NaN as +inf, and a second TopK on the NaN flags (ties kept) moves the NaNs
     last, or first when descending, where the IR's sort puts them."""
+    axis, length = c.attrs["axis"], _axis_length(c)
+    nan = c.node("IsNaN", [c.x])
+    tamed = c.node("Where", [nan, c.scalar(np.inf), c.x])
+    order = c.node("TopK", [tamed, length], 2, axis=axis, largest=int(descending),
+                   sorted=1)[1]
+    flags = c.node("GatherElements", [c.b.cast(nan, "int32"), order], axis=axis)
+    last = c.node("TopK", [flags, length], 2, axis=axis, largest=int(descending),
+                  sorted=1)[1]
+    return c.node("GatherElements", [order, last], axis=axis)
+
+
+def _sort(indices: bool) -> OnnxRule:
+    """TopK over the whole axis; floats through `_float_order`."""
     def rule(c: OnnxContext) -> str:
         if c.x_type.rank == 0:
             return c.b.const(np.zeros((), np.int64)) if indices else c.node("Identity", [c.x])
-        descending, length = c.attrs["descending"], _axis_length(c)
+        descending = c.attrs["descending"]
         if c.x_type.dtype not in FLOATS:
-            return _topk(c, length, descending)[int(indices)]
-        axis, nan = c.attrs["axis"], c.node("IsNaN", [c.x])
-        tamed = c.node("Where", [nan, c.scalar(np.inf), c.x])
-        order = c.node("TopK", [tamed, length], 2, axis=axis, largest=int(descending),
-                       sorted=1)[1]
-        flags = c.node("GatherElements", [c.b.cast(nan, "int32"), order], axis=axis)
-        last = c.node("TopK", [flags, length], 2, axis=axis, largest=int(descending),
-                      sorted=1)[1]
-        order = c.node("GatherElements", [order, last], axis=axis)
-        return order if indices else c.node("GatherElements", [c.x, order], axis=axis)
+            return _topk(c, _axis_length(c), descending)[int(indices)]
+        order = _float_order(c, descending)
+        return order if indices else c.node("GatherElements", [c.x, order], axis=c.attrs["axis"])
     return rule
 
 
 def _top_k(c: OnnxContext) -> list[str]:
-    values, idx = _topk(c, c.b.ints([c.attrs["k"]]), c.attrs["largest"])
+    """The first k of the stable sort (descending for the largest): floats through
+    `_float_order`, so NaN counts as the largest value."""
+    k, axis = c.b.ints([c.attrs["k"]]), c.attrs["axis"]
+    if c.x_type.dtype in FLOATS:
+        zero = c.b.ints([0])
+        idx = c.node("Slice", [_float_order(c, c.attrs["largest"]), zero, k, c.b.ints([axis])])
+        values = c.node("GatherElements", [c.x, idx], axis=axis)
+    else:
+        values, idx = _topk(c, k, c.attrs["largest"])
     return [values, idx if c.out_types[1].dtype == "int64" else c.b.cast(idx, c.out_types[1].dtype)]
 
 

@@ -328,6 +328,33 @@ def test_not_of_a_comparison_is_true_where_a_nan_made_it_false(target: str) -> N
         np.testing.assert_array_equal(np.asarray(c(x, y)), want, err_msg=name)
 
 
+ORDERED = f32(-0.0, 1, nan, 0.0, -nan, -inf, -0.0, inf, 0.0, -1)
+"""NaN of both sign bits, infinities and zeros of both signs (ties: -0.0 == 0.0)."""
+ASCENDING = [5, 9, 0, 3, 6, 8, 1, 7, 2, 4]  # NaN last; ties in their order
+DESCENDING = [2, 4, 7, 1, 0, 3, 6, 8, 9, 5]  # NaN first; ties in their order
+
+
+@pytest.mark.parametrize("target", [*TARGETS, "onnx"])
+def test_orders_put_nan_last_and_keep_ties_in_order(target: str) -> None:
+    """NaN is the largest value whatever its sign bit, and ties (0.0 with -0.0) keep
+    their order, in sort, argsort and top_k both ways. The JAX target's top_k put -NaN
+    last and reordered signed zeros (XLA ranks the bits), its descending sort reversed
+    tied zeros, and onnxruntime's TopK placed NaN anywhere."""
+    for descending, order in ((False, ASCENDING), (True, DESCENDING)):
+        got = run("argsort", [ORDERED], {"axis": 0, "descending": descending}, target)
+        np.testing.assert_array_equal(got, order)
+        values = run("sort", [ORDERED], {"axis": 0, "descending": descending}, target)
+        numbers = slice(2, None) if descending else slice(0, 8)  # NaN's sign may change
+        np.testing.assert_array_equal(np.signbit(values[numbers]),
+                                      np.signbit(ORDERED[order][numbers]))
+        np.testing.assert_array_equal(values, ORDERED[order])
+        for k in (3, 10):
+            top, _ = run_compiled("top_k", [ORDERED], {"k": k, "axis": 0,
+                                                      "largest": descending}, target)
+            np.testing.assert_array_equal(top[1], order[:k])
+            np.testing.assert_array_equal(top[0], ORDERED[order[:k]])
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_sign_of_an_infinite_complex_is_pinned(target: str) -> None:
     """docs/semantics.md: NumPy 2 gives the unit direction of the infinite part; jax,
