@@ -133,12 +133,6 @@ def _exp2(ctx: Ctx, x: Value, **_: Any) -> Value:
     return ctx.emit("pow", _scalar(ctx, 2.0, x), x)
 
 
-def _erfc(ctx: Ctx, x: Value, **_: Any) -> Value:
-    # 1 - erf(x): exact in value, absolute (not relative) precision in the far tail;
-    # exact-mode jax.nn.gelu is built on it
-    return ctx.emit("subtract", _scalar(ctx, 1.0, x), ctx.emit("erf", x))
-
-
 def _total_order_key(ctx: Ctx, x: Value) -> Value:
     """A float's bits as a signed integer that orders as IEEE's total order does
     (-NaN < -inf < ... < -0.0 < +0.0 < ... < inf < NaN, NaNs by payload): the bits
@@ -227,7 +221,6 @@ MATH: dict[str, Rule] = {
     "integer_pow": _integer_pow,
     "round": _round,
     "exp2": _exp2,
-    "erfc": _erfc,
     "convert_element_type": _convert,
     "reduce_precision": _reduce_precision,
     "select_n": _select_n,

@@ -145,12 +145,6 @@ def _softsign(c: Ctx, x: Any, **_: Any) -> Any:
     return c.emit("divide", x, c.emit("add", c.emit("abs", x), _scalar(c, 1, x)))
 
 
-def _erfc(c: Ctx, x: Any, **_: Any) -> Any:
-    # 1 - erf(x): exact in real arithmetic; in floating point its absolute error stays
-    # within an ulp of 1 (Keras' gelu is 0.5 * x * erfc(-x / sqrt(2)))
-    return c.emit("subtract", _scalar(c, 1, x), c.emit("erf", x))
-
-
 def _softmax(name: str) -> Rule:
     return lambda c, logits, **_: c.emit(name, logits, axis=-1)
 
@@ -223,7 +217,7 @@ MATH: dict[str, Rule] = {
     "Xlogy": _zero_where_y_zero("xlogy", zero_if_x=True),
     "Xdivy": _zero_where_y_zero("divide", zero_if_x=True),
     "SquaredDifference": _squared_difference, "AddN": _add_n,
-    "Relu6": _relu6, "Selu": _selu, "Softsign": _softsign, "Erfc": _erfc,
+    "Relu6": _relu6, "Selu": _selu, "Softsign": _softsign,
     "LeakyRelu": _leaky_relu, "Softmax": _softmax("softmax"),
     "LogSoftmax": _softmax("log_softmax"),
     "Cast": _cast, "Select": _select(v1=True), "SelectV2": _select(v1=False), "ClipByValue": _clip,

@@ -138,6 +138,7 @@ _AT_METHODS = {"mul": "multiply"}
 
 JAX_RULES: dict[str, Rule] = {
     **elementwise_calls("jnp", {"rsqrt": "lax.rsqrt", "erf": "jax.scipy.special.erf",
+                                "erfc": "jax.scipy.special.erfc",
                                 "lgamma": "lax.lgamma", "digamma": "lax.digamma",
                                 "bessel_i0e": "lax.bessel_i0e"}),
     **NUMPY_API_RULES,

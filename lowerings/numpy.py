@@ -26,7 +26,7 @@ TARGET = Target(
     imports="import math\nimport re\n\nimport numpy as np\n",
     # the ufunc calls (they take out=)
     inplace_ops=frozenset(native_names(PLAIN_ELEMENTWISE, NAMES)),
-    fresh_ops=frozenset({"astype", "where", "erf", "rsqrt", "cbrt", "lgamma", "digamma",
+    fresh_ops=frozenset({"astype", "where", "erf", "erfc", "rsqrt", "cbrt", "lgamma", "digamma",
                          "bessel_i0e", "population_count"}),
     view_ops=frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "flip", "split",
                         "bitcast"}))

@@ -30,6 +30,7 @@ from .onnx_precise import (
     atanh_f64,
     cosh_f64,
     erf_f64,
+    erfc_f64,
     expm1,
     log1p,
     sinh_f64,
@@ -252,6 +253,7 @@ ELEMENTWISE_RULES: dict[str, OnnxRule] = {
     "acosh": _f64_unary("Acosh", acosh_f64),
     "atanh": _f64_unary("Atanh", atanh_f64),
     "erf": _f64_unary("Erf", erf_f64),
+    "erfc": lambda c: erfc_f64(c.b, c.x, c.x_type.dtype),
     "floor": unary("Floor"),
     "ceil": unary("Ceil"),
     "round": unary("Round"),  # half to even, as NumPy's rint

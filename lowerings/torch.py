@@ -318,6 +318,7 @@ TORCH_RULES: dict[str, Rule] = {
     "erfinv": "torch.special.erfinv({x})",
     # torch's half-float erf gives 0 below ~1e-5 (erf(x) is 1.13 x there)
     "erf": rounded_once("torch.erf({x})", "{x}.to({dtype})"),
+    "erfc": rounded_once("torch.erfc({x})", "{x}.to({dtype})"),
     "broadcast_to": "torch.broadcast_to({x}, {shape})",
     "where": "torch.where({condition}, {x}, {y})",
     "clip": _clip,

@@ -204,6 +204,7 @@ unary("asinh", np.arcsinh, FLOAT)
 unary("acosh", np.arccosh, FLOAT, 1, 100)
 unary("atanh", np.arctanh, FLOAT, -0.99, 0.99)
 unary("erf", _erf, FLOAT, -4, 4)
+unary("erfc", np.vectorize(math.erfc, otypes=[np.float64]), FLOAT, -4, 9)
 unary("floor", np.floor, FLOAT)
 unary("ceil", np.ceil, FLOAT)
 unary("round", np.rint, FLOAT)  # half to even

@@ -82,9 +82,6 @@ def test_scatter_reduce_integers_and_other_targets():
            (xf, srcf, index), targets=("jax", "torch"))
 
 
-TARGETS = ("numpy", "jax", "torch", "tensorflow")
-
-
 def test_scatters_with_an_index_smaller_than_the_input_and_torchs_old_reduce():
     """An index smaller than x in the other dims (refused before), `scatter(reduce=)`."""
     rng = np.random.default_rng(7)  # its own draws: the module's RNG feeds later tests

@@ -355,6 +355,19 @@ def test_orders_put_nan_last_and_keep_ties_in_order(target: str) -> None:
             np.testing.assert_array_equal(top[0], ORDERED[order[:k]])
 
 
+@pytest.mark.parametrize("target", [*TARGETS, "onnx"])
+@pytest.mark.parametrize("dtype, top, rtol", [("float32", 9, 1e-5), ("float64", 20, 1e-13)])
+def test_erfc_keeps_its_relative_precision_in_the_tail(target: str, dtype: str, top: float,
+                                                      rtol: float) -> None:
+    """erfc(x) where 1 - erf(x) is all rounding (zero past x ~ 4 in float32, which the
+    JAX and TF importers computed), against math.erfc. XLA's own float32 kernel is the
+    least precise, 1.8e-6 relatively at x ~ 7."""
+    x = np.concatenate([np.linspace(-3, 3, 13), np.linspace(3, top, 12)]).astype(dtype)
+    want = np.array([math.erfc(v) for v in x.astype(np.float64)])
+    np.testing.assert_allclose(run("erfc", [x], {}, target).astype(np.float64), want,
+                               rtol=rtol, atol=0)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_sign_of_an_infinite_complex_is_pinned(target: str) -> None:
     """docs/semantics.md: NumPy 2 gives the unit direction of the infinite part; jax,

@@ -71,7 +71,7 @@ def _einsum(c: OpContext) -> str:
            "copy=False)"
 
 
-NAMES = {"rsqrt": None, "erf": None, "real": None, "imag": None, "lgamma": None,
+NAMES = {"rsqrt": None, "erf": None, "erfc": None, "real": None, "imag": None, "lgamma": None,
          "digamma": None, "bessel_i0e": None}
 """Plain elementwise ops NumPy has no ufunc for (rules below)."""
 
@@ -115,6 +115,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "astype": _astype,
     "rsqrt": "np.reciprocal(np.sqrt({x}))",
     "erf": "erf({x})",
+    "erfc": "erfc({x})",
     # float64 kernels (reference_special.py), cast back
     "lgamma": "lgamma({x})",
     "digamma": "digamma({x})",

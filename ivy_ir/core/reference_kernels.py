@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 __all__ = [
-    "argsort", "column_signs", "eigh", "erf", "gather_nd", "nd_index", "one_hot",
+    "argsort", "column_signs", "eigh", "erf", "erfc", "gather_nd", "nd_index", "one_hot",
     "random_uniform", "scatter_combine", "scatter_nd", "sort", "svd", "top_k", "vector_norm",
 ]
 
@@ -19,6 +19,11 @@ __all__ = [
 def erf(x):
     # math.erf is correctly rounded; NumPy has no erf of its own
     return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+def erfc(x):
+    # math.erfc keeps its relative precision in the tail, where 1 - erf(x) is all rounding
+    return np.vectorize(math.erfc, otypes=[x.dtype])(x) if x.size else x.copy()
 
 
 def one_hot(indices, depth, axis, dtype):

@@ -132,6 +132,8 @@ ONE: dict[str, Callable[[Any, Any, Any], Any]] = {
     "atan": lambda g, out, x: F.divide(g, F.add(F.square(x), 1)),
     "erf": lambda g, out, x: F.multiply(g, F.multiply(F.exp(F.negative(F.square(x))),
                                                       2 / math.sqrt(math.pi))),
+    "erfc": lambda g, out, x: F.multiply(g, F.multiply(F.exp(F.negative(F.square(x))),
+                                                       -2 / math.sqrt(math.pi))),
     "sigmoid": lambda g, out, x: F.multiply(g, F.multiply(out, F.subtract(1, out))),
     "relu": lambda g, out, x: F.where(F.greater(x, 0), g, 0),
     "clip": lambda g, out, x, **_: F.where(F.equal(out, x), g, 0),

@@ -120,6 +120,10 @@ builtin.module {
     %1 = ivy.erf %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %1 : tensor<2x3xf32>
   }
+  func.func @erfc(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.erfc %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
   func.func @erfinv(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
     %1 = ivy.erfinv %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %1 : tensor<2x3xf32>
@@ -406,6 +410,10 @@ builtin.module {
 // CHECK-NEXT: %1 = ivy.erf %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @erfc(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.erfc %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @erfinv(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT: %1 = ivy.erfinv %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
@@ -603,6 +611,7 @@ builtin.module {
 // GENERIC: %1 = "ivy.acosh"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.atanh"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.erf"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.erfc"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.erfinv"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.cbrt"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.lgamma"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
