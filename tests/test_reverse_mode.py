@@ -58,7 +58,7 @@ CASES = {
     "inverse_trig": (lambda x: F.add(F.asin(F.multiply(F.tanh(x), 0.7)),
                                      F.acos(F.multiply(F.tanh(x), 0.6))), (5,)),
     "activations": (lambda x: F.add(F.add(F.sigmoid(x), F.relu(x)), F.add(
-        F.erf(x), F.clip(x, min=-0.5, max=0.7))), (3, 3)),
+        F.add(F.erf(x), F.erfc(F.multiply(x, 3.0))), F.clip(x, min=-0.5, max=0.7))), (3, 3)),
     "abs_astype": (lambda x: F.astype(F.multiply(F.abs(x), F.astype(x, dtype="float32")),
                                       dtype="float64"), (4,)),
     "softmaxes": (lambda x: F.multiply(F.softmax(x, axis=0), F.log_softmax(x, axis=-1)),
