@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ivy_ir.dialect.types import COMPLEX, FLOATS, numpy_dtype
+from ivy_ir.dialect.types import COMPLEX, FLOATS, INTS, numpy_dtype
 
 from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, one_to_one
 from .jax_ctx import Ctx, Value
@@ -91,13 +91,27 @@ def _div(ctx: Ctx, x: Value, y: Value, **_: Any) -> Value:
     # integer lax.div rounds toward zero: sign(x) sign(y) (|x| // |y|)
     q = ctx.emit("floor_divide", ctx.emit("abs", x), ctx.emit("abs", y))
     sign = ctx.emit("multiply", ctx.emit("sign", x), ctx.emit("sign", y))
-    return ctx.emit("multiply", sign, q)
+    dtype = ctx.spec(x).dtype
+    return _by_zero(ctx, y, ctx.const(np.iinfo(dtype).max if dtype.startswith("u") else -1,
+                                      dtype), ctx.emit("multiply", sign, q))
 
 
 def _rem(ctx: Ctx, x: Value, y: Value, **_: Any) -> Value:
     # lax.rem is C fmod (sign of x); on |x|, |y| it equals Python's mod exactly
     r = ctx.emit("remainder", ctx.emit("abs", x), ctx.emit("abs", y))
-    return ctx.emit("multiply", ctx.emit("sign", x), r)
+    r = ctx.emit("multiply", ctx.emit("sign", x), r)
+    return r if kind(ctx.spec(x).dtype) == "float" else _by_zero(ctx, y, x, r)
+
+
+def _by_zero(ctx: Ctx, y: Value, by_zero: Value, result: Value) -> Value:
+    """`result`, but `by_zero` where the integer divisor y is 0: XLA's quotient there is
+    all ones (-1) and its remainder x, where the IR's (NumPy's) are 0. Nothing is added
+    for a known divisor without zeros."""
+    known = ctx.known(y)
+    if known is not None and np.all(known != 0):
+        return result
+    return ctx.emit("where", ctx.emit("equal", y, ctx.const(0, ctx.spec(y).dtype)), by_zero,
+                    result)
 
 
 def _pow(ctx: Ctx, x: Value, y: Value, **_: Any) -> Value:
@@ -163,7 +177,21 @@ def _total_order(op: str) -> Rule:
 
 
 def _convert(ctx: Ctx, x: Value, **_: Any) -> Value:
-    return ctx.cast(x, ctx.out.dtype)
+    """A float -> integer conversion saturates, as XLA's: NaN gives 0, values past the
+    integer dtype's range its extremes (the IR's `astype` is NumPy's, which wraps)."""
+    src, dst = ctx.spec(x).dtype, ctx.out.dtype
+    if src not in FLOATS or dst not in INTS:
+        return ctx.cast(x, dst)
+    info = np.iinfo(dst)
+    with np.errstate(over="ignore"):  # 2**31 and up are inf in float16: only inf is past
+        top, bottom = ctx.const(float(info.max) + 1, src), ctx.const(float(info.min), src)
+    inside = ctx.emit("logical_and", ctx.emit("greater_equal", x, bottom),
+                      ctx.emit("less", x, top))
+    ints = ctx.cast(ctx.emit("where", inside, x, ctx.const(0, src)), dst)
+    past = ctx.emit("where", ctx.emit("greater_equal", x, top), ctx.const(info.max, dst),
+                    ctx.emit("where", ctx.emit("less", x, bottom), ctx.const(info.min, dst),
+                             ctx.const(0, dst)))
+    return ctx.emit("where", inside, ints, past)
 
 
 FLOAT_FORMATS = {(5, 10): "float16", (8, 7): "bfloat16", (8, 23): "float32",

@@ -133,3 +133,34 @@ def test_other_linear_solves_are_reported(name, fn):
     args = (a, b) if name.startswith("a batch") else (a[0], b[0])
     with pytest.raises(ivy_ir.UnsupportedOpsError, match="custom_linear_solve"):
         ivy_ir.trace(fn, args, source="jax")
+
+
+INTEGER_EDGES = {
+    "float to uint8 saturates": (lambda x: x.astype(jnp.uint8),
+                                 (np.array([-5.0, -0.5, 3.7, 255.9, 300.0, 725.0], np.float32),)),
+    "float to int32 saturates, NaN is 0": (
+        lambda x: x.astype(jnp.int32),
+        (np.array([-3e9, 3e9, np.nan, np.inf, -np.inf, -7.9, -2.0 ** 31], np.float32),)),
+    "float16 to int64 of infinities": (lambda x: x.astype(jnp.int64),
+                                       (np.array([np.inf, -np.inf, 65504, -3.5], np.float16),)),
+    "integer division and remainder by zero": (
+        lambda x, y: jnp.stack([x // y, x % y, jax.lax.div(x, y), jax.lax.rem(x, y)]),
+        (np.array([-7, 0, 7, 9], np.int32), np.array([0, 0, 0, 2], np.int32))),
+    "unsigned division by zero": (lambda x, y: jax.lax.div(x, y),
+                                  (np.array([7, 0, 9], np.uint8), np.array([0, 0, 2], np.uint8))),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("case", sorted(INTEGER_EDGES))
+def test_integer_edges_give_xlas_answers(case, target):
+    """XLA saturates float -> int conversions (NaN to 0) and divides an integer by zero
+    as all ones with the dividend as remainder; the IR's astype and floor_divide are
+    NumPy's (wrapping; 0), so the JAX importer spells XLA's meaning out."""
+    fn, args = INTEGER_EDGES[case]
+    with jax.enable_x64(True):
+        want = np.asarray(jax.jit(fn)(*args))
+        compiled = ivy_ir.compile(fn, target=target, args=tuple(map(jnp.asarray, args)))
+    got = _np(compiled(*args))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
