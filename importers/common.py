@@ -195,8 +195,16 @@ class ImportBuilder:
         """Record a source op with no mapping; placeholders keep the walk going."""
         loc = self.graph.location or UnknownLoc()
         self.missing.setdefault(op_name, []).append(location_str(loc))
-        return [self.emit("zeros", shape=list(_static(s.shape)), dtype=s.dtype)
-                for s in results]
+        return [self._placeholder(s) for s in results]
+
+    def _placeholder(self, spec: TensorSpec) -> SSAValue:
+        """A stand-in for an unmapped op's result: zeros, or (no op makes text) a text
+        parameter. The walk goes on only to report every unmapped op at once."""
+        shape = _static(spec.shape)
+        if spec.dtype != "string":
+            return self.emit("zeros", shape=list(shape), dtype=spec.dtype)
+        name = f"unmapped{sum(map(len, self.missing))}"
+        return self.graph.add_param(name, np.full(shape, "", np.str_), trainable=False)
 
     def finish(self, outputs: Sequence[SSAValue], returns_sequence: bool,
                name: str = "main", updates: Sequence[tuple[SSAValue, str]] = ()) -> Module:

@@ -267,7 +267,7 @@ class Locator:
         return self.verdicts[filename]
 
     def __call__(self, op: Any) -> Any:
-        for frame in reversed(op.traceback):
+        for frame in reversed(op.traceback or ()):  # none in a graph rebuilt from a def
             if self.is_user(frame.filename):
                 return location(short_path(frame.filename), frame.lineno)
         return location(None, None)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from tensorflow.python.framework.function_def_to_graph import function_def_to_graph
 from xdsl.ir import Attribute, Block, SSAValue
 
 from ivy_ir.core.errors import TraceError
@@ -141,7 +142,11 @@ class Walker:
         for g in (op.graph, self.graph):
             fn = getattr(g, "_functions", {}).get(name)
             if fn is not None:
-                return fn.graph
+                # a legacy `Defun` (tf.nn.ctc_loss's loops) holds only its FunctionDef
+                if hasattr(fn, "graph"):
+                    return fn.graph
+                with g.as_default():  # its body calls functions of g's library
+                    return function_def_to_graph(fn.definition)
         raise Unmapped(f"the called function '{name}' is not in the graph's library")
 
     def output(self, value: Value, index: int) -> SSAValue:

@@ -94,6 +94,7 @@ def slice_axis(c: Ctx, x: SSAValue, dim: int, start: int, stop: int, step: int =
 
 def _slice(c: Ctx, x: SSAValue, dim: int = 0, start: int | None = None,
            end: int | None = None, step: int = 1) -> SSAValue:
+    start, end = (_number(c, v, "a slice") for v in (start, end))
     size = spec_of(x).shape[dim]
     if isinstance(end, SymDim) or size is None:  # `x[:, :seq]`: bounds resolved at run time
         return slice_axis(c, x, dim, 0 if start is None else start,
@@ -266,14 +267,15 @@ def _arange(c: Ctx, *args: Any, **kwargs: Any) -> SSAValue:
     return c.emit("arange", start=start, stop=end, step=step, dtype=c.out.dtype)
 
 
-def _number(c: Ctx, value: Any) -> Any:
-    """A Python number, or one read out of a tensor whose value is fixed at import time."""
+def _number(c: Ctx, value: Any, what: str = "a range") -> Any:
+    """A Python number, or one read out of a tensor whose value is fixed at import time;
+    `what` names the op whose size a data-dependent one would decide."""
     if not isinstance(value, TensorScalar):
         return value
     known = c.known(value.value)
     if known is None:
-        raise DataDependent("a range whose bounds are read out of tensor values has a "
-                            "length only the data decides")
+        raise DataDependent(f"{what} whose bounds are read out of tensor values has a "
+                            "size only the data decides")
     return known.item()
 
 

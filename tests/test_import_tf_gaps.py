@@ -280,3 +280,26 @@ def test_bucketize_of_unsorted_boundaries_is_reported():
     with pytest.raises(UnsupportedOpsError, match="Bucketize.*not sorted"):
         ivy_ir.trace(lambda t: tf.raw_ops.Bucketize(input=t, boundaries=[1.0, 0.0]),
                      (np.zeros(3, np.float32),), source="tensorflow")
+
+
+def test_an_unmapped_op_with_a_text_result_is_reported_with_the_rest():
+    """Placeholders keep the walk going past unmapped ops; a text result (which no op but
+    the string ops makes) used to fail type inference inside the importer instead."""
+    def fn(x):
+        return tf.strings.to_hash_bucket_fast(tf.strings.as_string(x), 5)
+    with pytest.raises(UnsupportedOpsError, match=r"(?s)AsString.*StringToHashBucketFast"):
+        ivy_ir.compile(tf.function(fn), target="numpy", args=(np.arange(4),))
+
+
+def test_a_legacy_defun_loop_is_read_and_reported_by_name():
+    """tf.nn.ctc_loss loops through legacy `Defun` functions, which hold only their
+    FunctionDef (no FuncGraph): read from it, their ops are reported like any others
+    (an AttributeError inside the importer before)."""
+    def loss(labels, logits):
+        return tf.nn.ctc_loss(labels, logits, label_length=tf.constant([3, 3]),
+                              logit_length=tf.constant([6, 6]),
+                              logits_time_major=False, blank_index=0)
+    labels = np.array([[1, 2, 3], [2, 2, 4]], np.int32)
+    logits = np.random.default_rng(3).standard_normal((2, 6, 6)).astype(np.float32)
+    with pytest.raises(UnsupportedOpsError, match=r"Empty \(x2\)"):
+        ivy_ir.compile(tf.function(loss), target="numpy", args=(labels, logits))

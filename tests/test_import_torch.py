@@ -275,6 +275,21 @@ def test_a_range_whose_bounds_are_data_is_refused_with_its_line():
     assert f"test_import_torch.py:{_line_of(_data_range, 'arange')}" in str(info.value)
 
 
+def _data_slice(x, r):
+    y = x.clone()
+    a, b = r.tolist()
+    y[:, a:b] = 1.0
+    return y
+
+
+def test_a_slice_whose_bounds_are_data_is_refused_with_its_line():
+    """kornia's draw_rectangle: the bounds of `y[:, a:b]` come out of a tensor (a
+    TypeError inside the importer before)."""
+    with pytest.raises(ivy_ir.TraceError, match="a slice whose bounds are read out") as info:
+        ivy_ir.trace(_data_slice, (torch.rand(3, 8), torch.tensor([2, 5])))
+    assert f"test_import_torch.py:{_line_of(_data_slice, 'y[:, a:b]')}" in str(info.value)
+
+
 LINALG = {
     "solve": lambda a, b: torch.linalg.solve(a, b),
     "solve a batch of vectors": lambda a, b: torch.linalg.solve(a, b[..., 0]),
