@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ivy_ir.dialect.types import INT64_MAX
+
 from .common import Rule, Unmapped
 from .tensorflow_ctx import Ctx, VarRef
 
@@ -150,10 +152,54 @@ def _segment(kind: str) -> Rule:
 
 
 def _matrix_diag_part(c: Ctx, x: Any, *band: Any, **_: Any) -> Any:
-    # the main diagonal (k = 0) of a square or wide/tall matrix
-    if band and c.ints(band[0], "k") != [0]:
-        raise Unmapped("off-diagonal band")
-    return c.emit("diagonal", x)
+    # one diagonal k of a square or wide/tall matrix (k > 0 above the main one, as
+    # NumPy's offset); a band of several is refused
+    k = sorted(set(c.ints(band[0], "k"))) if band else [0]
+    if len(k) != 1:
+        raise Unmapped("a band of several diagonals")
+    return c.emit("diagonal", c.operand(x), offset=k[0])
+
+
+def _dense_bincount(c: Ctx, values: Any, size: Any, weights: Any, *,
+                    binary_output: bool = False, **_: Any) -> Any:
+    """How often each of 0 .. size - 1 occurs (per row of a 2-d input), each occurrence
+    weighted when weights are given; values outside the range count nowhere."""
+    # the size is often computed from the data (max + 1, clipped by a min and max length
+    # that Keras makes equal): TF's shape inference then knows the result's width
+    width = c.out.shape[-1]
+    (n,) = c.ints(size, "size") if c.known(size) is not None or width is None else (width,)
+    values = c.index(values)
+    shape, dtype = c.spec(values).shape, c.out.dtype
+    if len(shape) == 2:  # row r counts into segments r * n .. r * n + n - 1
+        offsets = np.arange(shape[0]).reshape(-1, 1) * n
+        inside = c.emit("logical_and", c.emit("greater_equal", values, c.const(0, c.spec(
+            values).dtype)), c.emit("less", values, c.const(n, c.spec(values).dtype)))
+        values = c.emit("where", inside, c.emit("add", values, c.const(offsets, c.spec(
+            values).dtype)), c.const(-1, c.spec(values).dtype))
+    else:
+        values = c.emit("where", c.emit("less", values, c.const(n, c.spec(values).dtype)),
+                        values, c.const(-1, c.spec(values).dtype))
+    counted = c.emit("ones", shape=list(shape), dtype=dtype) if binary_output or not c.spec(
+        weights).shape or 0 in c.spec(weights).shape else c.cast(c.operand(weights), dtype)
+    out = _fold_segments(c, "Sum", counted, values, n * (shape[0] if len(shape) == 2 else 1))
+    if binary_output:
+        out = c.cast(c.emit("greater", out, c.const(0, dtype)), dtype)
+    return c.emit("reshape", out, shape=[shape[0], n]) if len(shape) == 2 else out
+
+
+def _cross(c: Ctx, a: Any, b: Any, **_: Any) -> Any:
+    """The cross product of 3-vectors along the last axis."""
+    a, b = c.operand(a), c.operand(b)
+    rank = c.spec(a).rank
+
+    def part(v: Any, i: int) -> Any:
+        return c.emit("slice", v, start=[0] * (rank - 1) + [i], stop=[INT64_MAX] * rank,
+                      step=[1] * (rank - 1) + [3])
+
+    def term(i: int, j: int) -> Any:
+        return c.emit("subtract", c.emit("multiply", part(a, i), part(b, j)),
+                      c.emit("multiply", part(a, j), part(b, i)))
+    return c.emit("concat", [term(1, 2), term(2, 0), term(0, 1)], axis=rank - 1)
 
 
 INDEX: dict[str, Rule] = {
@@ -167,7 +213,8 @@ INDEX: dict[str, Rule] = {
     **{f"UnsortedSegment{kind}": _unsorted_segment(kind) for kind in SEGMENT_SCATTERS
        if kind != "Mean"},
     **{f"Segment{kind}": _segment(kind) for kind in SEGMENT_SCATTERS},
-    "OneHot": _one_hot, "MatrixBandPart": _band_part,
+    "OneHot": _one_hot, "MatrixBandPart": _band_part, "DenseBincount": _dense_bincount,
+    "Cross": _cross,
     **dict.fromkeys(("MatrixDiag", "MatrixDiagV2", "MatrixDiagV3"), _matrix_diag),
     **dict.fromkeys(("MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3"),
                     _matrix_diag_part),

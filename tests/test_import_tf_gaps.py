@@ -303,3 +303,30 @@ def test_a_legacy_defun_loop_is_read_and_reported_by_name():
     logits = np.random.default_rng(3).standard_normal((2, 6, 6)).astype(np.float32)
     with pytest.raises(UnsupportedOpsError, match=r"Empty \(x2\)"):
         ivy_ir.compile(tf.function(loss), target="numpy", args=(labels, logits))
+
+
+_counts = np.random.default_rng(11)
+MORE_OPS = {  # name: (function, args)
+    "DenseBincount with weights": (
+        lambda v, w: tf.raw_ops.DenseBincount(input=v, size=6, weights=w),
+        (_counts.integers(0, 7, (3, 5)), _counts.standard_normal((3, 5)).astype(np.float32))),
+    "DenseBincount, binary": (
+        lambda v: tf.raw_ops.DenseBincount(input=v, size=5, weights=tf.zeros([0]),
+                                           binary_output=True),
+        (_counts.integers(0, 7, (3, 5)),)),
+    "CategoryEncoding counts (a size TF infers)": (
+        keras.layers.CategoryEncoding(num_tokens=7, output_mode="count"),
+        (_counts.integers(0, 7, (3, 5)),)),
+    "MatrixDiagPartV3 off the main diagonal": (
+        lambda x: tf.linalg.diag_part(x, k=1)[..., :3] + tf.linalg.diag_part(x, k=-1),
+        (_counts.standard_normal((2, 4, 5)).astype(np.float32),)),
+    "Cross": (tf.linalg.cross, (_counts.standard_normal((4, 3)).astype(np.float32),
+                                _counts.standard_normal((4, 3)).astype(np.float32))),
+    "Erfinv": (tf.math.erfinv, (_counts.uniform(-0.99, 0.99, (6,)).astype(np.float32),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_OPS))
+def test_more_raw_ops_import(name):
+    fn, args = MORE_OPS[name]
+    _check(fn if isinstance(fn, keras.layers.Layer) else tf.function(fn), args)
