@@ -1,5 +1,6 @@
 """lax's factorization primitives onto the registry's `svd`, `eigh`, `qr` and `cholesky`,
-and `custom_linear_solve` (`jnp.linalg.solve`, `inv`) onto its `solve`.
+and `custom_linear_solve` (`jnp.linalg.solve`, `inv`) and `triangular_solve`
+(`solve_triangular`, `cho_solve`) onto its `solve`.
 
 The registry ops have one meaning on every target (ops.spec): singular and eigen
 vectors signed so that their largest-magnitude component is positive, which is not
@@ -13,6 +14,8 @@ The primitives' results come in lax's order: svd (s, u, vh), eigh (vectors, valu
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from .common import Rule, Unmapped
 from .jax_ctx import Ctx, Value
@@ -103,6 +106,28 @@ def _linear_solve(ctx: Ctx, *ins: Value, const_lengths: Any, jaxprs: Any, **_: A
     return [ctx.emit("solve", a, b)]
 
 
+def _triangular_solve(ctx: Ctx, a: Value, b: Value, *, left_side: bool, lower: bool,
+                      transpose_a: bool, conjugate_a: bool, unit_diagonal: bool, **_: Any
+                      ) -> Value:
+    """op(a) x = b (x op(a) = b unless `left_side`) for the triangle of a that `lower`
+    names (XLA never reads the other one; with `unit_diagonal` not the diagonal either),
+    as the registry's general solve of that triangle."""
+    spec = ctx.spec(a)
+    if conjugate_a and spec.dtype.startswith("complex"):
+        raise Unmapped("the conjugate of a complex matrix")
+    a = ctx.emit("tril" if lower else "triu", a)
+    if unit_diagonal:
+        n = spec.shape[-1]
+        a = ctx.emit("where", ctx.const(np.eye(n, dtype=bool), "bool"),
+                     ctx.const(1, spec.dtype), a)
+    if transpose_a:
+        a = _swap(ctx, a)
+    if left_side:
+        return ctx.emit("solve", a, b)
+    return _swap(ctx, ctx.emit("solve", _swap(ctx, a), _swap(ctx, b)))
+
+
 LINALG: dict[str, Rule] = {"svd": _svd, "eigh": _eigh, "qr": _qr, "cholesky": _cholesky,
-                           "custom_linear_solve": _linear_solve}
+                           "custom_linear_solve": _linear_solve,
+                           "triangular_solve": _triangular_solve}
 """Factorizing lax primitive name -> rule."""

@@ -135,6 +135,33 @@ def test_other_linear_solves_are_reported(name, fn):
         ivy_ir.trace(fn, args, source="jax")
 
 
+TRIANGULAR = {
+    "lower": lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True),
+    "upper, transposed": lambda a, b: jax.scipy.linalg.solve_triangular(a, b, trans=1),
+    "unit diagonal": lambda a, b: jax.scipy.linalg.solve_triangular(a, b, lower=True,
+                                                                    unit_diagonal=True),
+    "from the right": lambda a, b: jax.lax.linalg.triangular_solve(
+        a, jnp.swapaxes(b, -1, -2), left_side=False, lower=True),
+    "cho_solve": lambda a, b: jax.scipy.linalg.cho_solve(
+        jax.scipy.linalg.cho_factor(a @ jnp.swapaxes(a, -1, -2), lower=True), b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRIANGULAR))
+def test_triangular_solves_import_as_solves_of_their_triangle(name):
+    """XLA reads only the named triangle (and not the diagonal when it is a unit one):
+    the other triangle here is noise that a plain solve would read."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 4, 4)).astype(np.float32) + 4 * np.eye(4, dtype=np.float32)
+    b = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    fn = TRIANGULAR[name]
+    want = np.asarray(jax.jit(fn)(a, b))
+    module = ivy_ir.trace(fn, (jnp.asarray(a), jnp.asarray(b)))
+    for target in TARGETS:
+        got = _np(ivy_ir.compile(module, target=target)(a, b))
+        np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5, err_msg=target)
+
+
 INTEGER_EDGES = {
     "float to uint8 saturates": (lambda x: x.astype(jnp.uint8),
                                  (np.array([-5.0, -0.5, 3.7, 255.9, 300.0, 725.0], np.float32),)),
