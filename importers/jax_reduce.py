@@ -58,5 +58,8 @@ REDUCE: dict[str, Rule] = {
     "argmin": _arg_reduce("argmin"),
     "cumsum": _cumulative("cumsum"),
     "cumprod": _cumulative("cumprod"),
+    "cummax": _cumulative("cummax"),
+    "cummin": _cumulative("cummin"),
+    "cumlogsumexp": _cumulative("logcumsumexp"),
 }
 """Reducing lax primitive name -> rule."""

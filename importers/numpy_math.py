@@ -201,6 +201,8 @@ REDUCE_AS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min
              "logical_and": "all", "logical_or": "any"}
 ACCUMULATE_AS = {"add": "cumsum", "multiply": "cumprod"}
 """`ufunc.reduce`/`ufunc.accumulate` as the NumPy function that computes the same."""
+RUNNING_OPS = {"maximum": "cummax", "minimum": "cummin", "logaddexp": "logcumsumexp"}
+"""`ufunc.accumulate` -> the registry's running reduction."""
 
 
 def _reduce(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, Any],
@@ -224,6 +226,11 @@ def _reduce(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[s
 def _accumulate(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, Any],
                 what: str) -> Any:
     example = s.oracle(ufunc.accumulate, inputs, kwargs, what)
+    if ufunc.__name__ in RUNNING_OPS:  # a registry op of its own
+        x = s.lift(inputs[0], example.dtype)
+        axis = kwargs.get("axis", 0) % max(spec_of(x).rank, 1)
+        return _finish(s, what, s.new(s.emit(RUNNING_OPS[ufunc.__name__], x, axis=axis)),
+                       example, kwargs.get("out"))
     fn = ACCUMULATE_AS.get(ufunc.__name__)
     if fn is None:
         return s.unsupported(what, example)

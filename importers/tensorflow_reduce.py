@@ -53,6 +53,10 @@ def _arg_reduce(name: str) -> Rule:
     return rule
 
 
+EXCLUSIVE_FIRST = {"cumsum": 0.0, "cumprod": 1.0, "logcumsumexp": float("-inf")}
+"""What an exclusive scan starts from: the fold's identity."""
+
+
 def _scan(name: str) -> Rule:
     """Cumsum/Cumprod with TF's `reverse` (scan from the end) and `exclusive` (shifted by
     one, starting from the identity) flags, as flips and a slice + concat: exact, no
@@ -71,8 +75,7 @@ def _scan(name: str) -> Rule:
             stop[axis] = max(n - 1, 0)
             head = c.emit("slice", x, start=start, stop=stop, step=step)
             shape[axis] = 1
-            first = c.emit("full", shape=shape, fill_value=float(name == "cumprod"),
-                           dtype=dtype)
+            first = c.emit("full", shape=shape, fill_value=EXCLUSIVE_FIRST[name], dtype=dtype)
             x = c.emit("concat", [first, c.emit(name, head, axis=axis)], axis=axis) if n \
                 else x
         else:
@@ -93,6 +96,7 @@ REDUCTIONS: dict[str, Rule] = {
     **{k: _reduce(v) for k, v in REDUCE.items()},
     "EuclideanNorm": _euclidean_norm,
     "ArgMax": _arg_reduce("argmax"), "ArgMin": _arg_reduce("argmin"),
-    "Cumsum": _scan("cumsum"), "Cumprod": _scan("cumprod"), "TopKV2": _top_k,
+    "Cumsum": _scan("cumsum"), "Cumprod": _scan("cumprod"),
+    "CumulativeLogsumexp": _scan("logcumsumexp"), "TopKV2": _top_k,
 }
 """TF raw op -> rule: reductions over axes, arg-reductions, scans and top-k."""

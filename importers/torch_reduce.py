@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
+from ivy_ir.dialect.types import FLOATS
+
 from .common import Rule, Unmapped, spec_of
 from .torch_ctx import Ctx, axis_list
 
@@ -83,6 +85,27 @@ def _scan(op: str) -> Rule:
         if spec_of(x).rank == 0:
             return x
         return c.emit(op, x, axis=dim)
+    return emit
+
+
+def _running_extreme(op: str) -> Rule:
+    """cummax / cummin -> (values, indices): the index of the last element equal to the
+    running value (torch's choice among ties), or of a NaN, which holds its own index
+    and passes it on."""
+    def emit(c: Ctx, x: SSAValue, dim: int) -> list[SSAValue]:
+        spec = spec_of(x)
+        if spec.rank == 0:
+            return [x, c.emit("zeros", shape=[], dtype="int64")]
+        dim %= spec.rank
+        values = c.emit(op, x, axis=dim)
+        hit = c.emit("equal", x, values)
+        if spec.dtype in FLOATS:
+            hit = c.emit("logical_or", hit, c.emit("isnan", x))
+        n = spec.shape[dim]
+        positions = c.const(np.arange(n).reshape([n if d == dim else 1
+                                                  for d in range(spec.rank)]), "int64")
+        last = c.emit("where", hit, positions, c.const(-1, "int64"))
+        return [values, c.emit("cummax", last, axis=dim)]
     return emit
 
 
@@ -183,6 +206,9 @@ REDUCE: dict[str, Rule] = {
     "std_mean.correction": _moment_mean("std"),
     "cumsum": _scan("cumsum"),
     "cumprod": _scan("cumprod"),
+    "logcumsumexp": _scan("logcumsumexp"),
+    "cummax": _running_extreme("cummax"),
+    "cummin": _running_extreme("cummin"),
     "logsumexp": _logsumexp,
     "linalg_vector_norm": _vector_norm,
     "norm": _norm,

@@ -30,7 +30,7 @@ import numpy as np
 from ivy_ir.core import boxes, complex_kernel, resample
 from ivy_ir.core.complex_cases import complex_special_rules
 from ivy_ir.core.module import Module
-from ivy_ir.core.numpy_api import MATRIX_ORD, NUMPY_API_RULES, reduce_call
+from ivy_ir.core.numpy_api import AS_TYPE, MATRIX_ORD, NUMPY_API_RULES, reduce_call
 from ivy_ir.core.numpy_fft import FFT_API_RULES
 from ivy_ir.core.rules import (
     CONTROL_CALLS,
@@ -41,6 +41,7 @@ from ivy_ir.core.rules import (
     collect_helpers,
     elementwise_calls,
     literal,
+    rounded_once,
 )
 from ivy_ir.dialect import IvyOp, TensorSpec, dtype_name
 from ivy_ir.dialect.types import FLOATS, numpy_dtype
@@ -187,6 +188,9 @@ JAX_RULES: dict[str, Rule] = {
     # descending: the ascending sort of the reversed axis, reversed, so that ties (0.0
     # and -0.0 among them) keep their order, as the IR's stable sort (jnp.sort's own
     # descending form reverses them)
+    "cummax": "lax.cummax({x}, axis={axis})",
+    "cummin": "lax.cummin({x}, axis={axis})",
+    "logcumsumexp": rounded_once("lax.cumlogsumexp({x}, axis={axis})", AS_TYPE),
     "sort": lambda c: (f"jnp.flip(jnp.sort(jnp.flip({c.args['x']}, {c.lit('axis')}), "
                        f"axis={c.lit('axis')}), {c.lit('axis')})" if c.attrs["descending"]
                        else f"jnp.sort({c.args['x']}, axis={c.lit('axis')})"),

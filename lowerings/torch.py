@@ -346,6 +346,9 @@ TORCH_RULES: dict[str, Rule] = {
     "argmin": _arg_reduce("torch.argmin"),
     "cumsum": "torch.cumsum({x}, dim={axis}, dtype={out_dtype})",
     "cumprod": "torch.cumprod({x}, dim={axis}, dtype={out_dtype})",
+    "cummax": "torch.cummax({x}, dim={axis}).values",
+    "cummin": "torch.cummin({x}, dim={axis}).values",
+    "logcumsumexp": rounded_once("torch.logcumsumexp({x}, dim={axis})", "{x}.to({dtype})"),
     # linear algebra
     "matmul": "torch.matmul({x}, {y})",
     "tensordot": "torch.tensordot({x}, {y}, dims=({axes_x}, {axes_y}))",

@@ -385,9 +385,10 @@ case("argmax", _arg, _arg_ref(np.max))
 case("argmin", _arg, _arg_ref(np.min))
 
 
-def _scan(lo, hi):
+def _scan(lo, hi, dtypes=NUM, special=False):
     def draw(d):
-        x = arr(d, pick(d, NUM), shape(d, 1), lo, hi)
+        dtype = pick(d, dtypes)
+        x = arr(d, dtype, shape(d, 1), lo, hi, special=special and dtype in FLOAT and boolean(d))
         return [x], {"axis": integer(d, -x.ndim, x.ndim - 1)}
     return draw
 
@@ -403,3 +404,6 @@ def _scan_ref(step):
 
 case("cumsum", _scan(-10, 10), _scan_ref(lambda a, b: a + b))
 case("cumprod", _scan(-3, 3), _scan_ref(lambda a, b: a * b))
+case("cummax", _scan(-10, 10, special=True), _scan_ref(np.maximum))
+case("cummin", _scan(-10, 10, special=True), _scan_ref(np.minimum))
+case("logcumsumexp", _scan(-30, 30, FLOAT, special=True), _scan_ref(np.logaddexp))

@@ -19,11 +19,12 @@ from ..dialect import COMPOSITE, IvyOp, TensorSpec
 from ..dialect.dtypes import HALF, finfo
 from .decompose_bits import BITS
 from .decompose_recurrent import RECURRENT
+from .decompose_scans import SCANS
 from .graph import Graph
 from .tracer import OPS as F
 from .tracer import Tracer
 
-DECOMPOSITIONS: dict[str, Callable[..., Any]] = {**RECURRENT, **BITS}
+DECOMPOSITIONS: dict[str, Callable[..., Any]] = {**RECURRENT, **BITS, **SCANS}
 """Every decomposition by op: the ones below, the recurrent layers' (which build
 scans, in `decompose_recurrent.py`) and the bit-level ones (`decompose_bits.py`)."""
 

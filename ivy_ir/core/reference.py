@@ -116,6 +116,9 @@ NUMPY_RULES: dict[str, Rule] = {
     "rsqrt": "np.reciprocal(np.sqrt({x}))",
     "erf": "erf({x})",
     "erfc": "erfc({x})",
+    "cummax": "np.maximum.accumulate({x}, axis={axis})",
+    "cummin": "np.minimum.accumulate({x}, axis={axis})",
+    "logcumsumexp": rounded_once("np.logaddexp.accumulate({x}, axis={axis})", AS_TYPE),
     # float64 kernels (reference_special.py), cast back
     "lgamma": "lgamma({x})",
     "digamma": "digamma({x})",

@@ -56,6 +56,18 @@ builtin.module {
     %1 = ivy.cumprod %0 {axis = 0} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %1 : tensor<2x3xf32>
   }
+  func.func @cummax(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.cummax %0 {axis = 1} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
+  func.func @cummin(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.cummin %0 {axis = 0} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
+  func.func @logcumsumexp(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.logcumsumexp %0 {axis = 1} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
   func.func @logsumexp(%0: tensor<2x3xf32>) -> tensor<f32> {
     %1 = ivy.logsumexp %0 : (tensor<2x3xf32>) -> tensor<f32>
     func.return %1 : tensor<f32>
@@ -114,6 +126,18 @@ builtin.module {
 // CHECK-NEXT: %1 = ivy.cumprod %0 {axis = 0} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @cummax(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.cummax %0 {axis = 1} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @cummin(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.cummin %0 {axis = 0} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
+// CHECK-LABEL: func.func @logcumsumexp(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.logcumsumexp %0 {axis = 1} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @logsumexp(%0: tensor<2x3xf32>) -> tensor<f32> {
 // CHECK-NEXT: %1 = ivy.logsumexp %0 : (tensor<2x3xf32>) -> tensor<f32>
 // CHECK-NEXT: func.return %1 : tensor<f32>
@@ -131,4 +155,7 @@ builtin.module {
 // GENERIC: %1 = "ivy.argmin"(%0) : (tensor<2x3xf32>) -> tensor<i64>
 // GENERIC: %1 = "ivy.cumsum"(%0) <{axis = 1 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.cumprod"(%0) <{axis = 0 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.cummax"(%0) <{axis = 1 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.cummin"(%0) <{axis = 0 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// GENERIC: %1 = "ivy.logcumsumexp"(%0) <{axis = 1 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.logsumexp"(%0) : (tensor<2x3xf32>) -> tensor<f32>
