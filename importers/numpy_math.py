@@ -39,7 +39,8 @@ ONE_TO_ONE: dict[str, str] = one_to_one(
              "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
              "bitwise_right_shift": "right_shift", "pow": "power", "round": "rint",
              # NumPy has no ufunc of these
-             "erf": None, "rsqrt": None, "lgamma": None, "digamma": None, "bessel_i0e": None,
+             "erf": None, "erfc": None, "rsqrt": None, "lgamma": None, "digamma": None,
+             "bessel_i0e": None,
              # functions, not ufuncs (numpy_fft.py); conjugate: a rule below
              "real": None, "imag": None, "conj": None},
     aliases={"fabs": "abs", "float_power": "pow", "matmul": "matmul", "vecdot": "vecdot",

@@ -63,10 +63,12 @@ def _single(poly: Poly, length: int) -> tuple[Mono, float]:
 def gelu(root: IvyOp) -> Fused:
     """x/2 * (1 + erf(x / sqrt(2)))                               -> gelu(x)
     x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))            -> gelu(x, tanh)
-    (and x/2 * (1 - erf(-x / sqrt(2))), erf and tanh being odd)"""
+    (and x/2 * (1 - erf(-x / sqrt(2))), erf and tanh being odd; x/2 * erfc(-x / sqrt(2)))"""
     y, dt = _out(root)
     ex = Expansion()
     poly = ex(y, force=True)
+    if len(poly) == 1:
+        return _gelu_erfc(poly, dt, ex)
     require(len(poly) == 2)
     (lin, c1), (cdf, c2) = _single(poly, 1), _single(poly, 2)
     x, p = lin[0]
@@ -86,6 +88,20 @@ def gelu(root: IvyOp) -> Fused:
     require(same_poly(z, {m: sign * w for m, w in want.items()}, dt) and
             close(sign * c2, 0.5, dt))
     return Fused("gelu", [x], attrs, {*ex.ops, op, *inner.ops})
+
+
+def _gelu_erfc(poly: Poly, dt: str, ex: Expansion) -> Fused:
+    """x/2 * erfc(-x / sqrt(2)) -> gelu(x): the exact gelu of JAX and Keras, whose
+    erfc the importers keep as one op."""
+    (cdf, c), = poly.items()
+    require(len(cdf) == 2 and close(c, 0.5, dt) and all(p == 1 for _, p in cdf))
+    found = [(v, o) for v, o in ((v, producer(v, "erfc")) for v, _ in cdf) if o is not None]
+    require(len(found) == 1)
+    (t, op), = found
+    x = next(v for v, _ in cdf if v is not t)
+    inner = Expansion(stops={x})
+    require(same_poly(inner(op.operand_groups()[0]), {((x, 1),): -1 / math.sqrt(2)}, dt))
+    return Fused("gelu", [x], {}, {*ex.ops, op, *inner.ops})
 
 
 def _logistic(d: SSAValue, dt: str, ops: list) -> SSAValue:
