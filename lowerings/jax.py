@@ -185,12 +185,12 @@ JAX_RULES: dict[str, Rule] = {
     "gather_nd": _gather_nd,
     "scatter_nd": _scatter("set"),
     **{op: _scatter(op.removeprefix("scatter_")) for op in SCATTER_COMBINES},
-    # descending: the ascending sort of the reversed axis, reversed, so that ties (0.0
-    # and -0.0 among them) keep their order, as the IR's stable sort (jnp.sort's own
-    # descending form reverses them)
     "cummax": "lax.cummax({x}, axis={axis})",
     "cummin": "lax.cummin({x}, axis={axis})",
     "logcumsumexp": rounded_once("lax.cumlogsumexp({x}, axis={axis})", AS_TYPE),
+    # descending: the ascending sort of the reversed axis, reversed, so that ties (0.0
+    # and -0.0 among them) keep their order, as the IR's stable sort (jnp.sort's own
+    # descending form reverses them)
     "sort": lambda c: (f"jnp.flip(jnp.sort(jnp.flip({c.args['x']}, {c.lit('axis')}), "
                        f"axis={c.lit('axis')}), {c.lit('axis')})" if c.attrs["descending"]
                        else f"jnp.sort({c.args['x']}, axis={c.lit('axis')})"),

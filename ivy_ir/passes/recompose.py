@@ -2,7 +2,7 @@
 can call its fused kernel (`F.gelu`, `F.scaled_dot_product_attention`, ...).
 
 Traced programs often spell a layer out in primitives: JAX's `jax.nn.gelu` is
-`x * (1 - erf(-x / sqrt 2)) / 2`, flax's LayerNorm is means, a `maximum` and an rsqrt,
+`x * erfc(-x / sqrt 2) / 2`, flax's LayerNorm is means, a `maximum` and an rsqrt,
 and a hand-written attention is a matmul, a scale, a mask and a softmax. The pass runs
 in three steps:
 

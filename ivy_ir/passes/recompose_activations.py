@@ -83,7 +83,7 @@ def gelu(root: IvyOp) -> Fused:
     else:
         k = math.sqrt(2 / math.pi)
         want, attrs = {((x, 1),): k, ((x, 3),): k * GELU_TANH_COEF}, {"approximate": "tanh"}
-    # erf and tanh are odd: 1 - erf(-z) (JAX's erfc form) is 1 + erf(z)
+    # erf and tanh are odd: 1 - erf(-z) is 1 + erf(z)
     sign = 1.0 if same_poly(z, want, dt) else -1.0
     require(same_poly(z, {m: sign * w for m, w in want.items()}, dt) and
             close(sign * c2, 0.5, dt))
