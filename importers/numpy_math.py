@@ -350,7 +350,17 @@ def _round(c: Call, a: Any, decimals: int = 0, out: Any = None) -> NpArray:
     return c.new(c.emit(down, c.emit("round", c.emit(up, x, f)), f))
 
 
+def _searchsorted(c: Call, a: Any, v: Any, side: str = "left", sorter: Any = None
+                  ) -> NpArray:
+    if sorter is not None:
+        raise Unmapped("sorter")
+    common = np.result_type(*(x.dtype if isinstance(x, NpArray) else np.asarray(x)
+                              for x in (a, v)))
+    return c.new(c.emit("searchsorted", c.val(a, common), c.val(v, common), side=side))
+
+
 MATH: dict[str, Rule] = {
     "where": _where, "clip": _clip, "round": _round, "around": _round,
+    "searchsorted": _searchsorted,
 }
 """NumPy function name -> its rule (see `numpy_context`)."""

@@ -187,6 +187,14 @@ def _dense_bincount(c: Ctx, values: Any, size: Any, weights: Any, *,
     return c.emit("reshape", out, shape=[shape[0], n]) if len(shape) == 2 else out
 
 
+def _bound(side: str) -> Rule:
+    """LowerBound / UpperBound: each row of values searched in its row of sorted_inputs."""
+    def rule(c: Ctx, ordered: Any, values: Any, **_: Any) -> Any:
+        found = c.emit("searchsorted", c.operand(ordered), c.operand(values), side=side)
+        return c.cast(found, c.out.dtype)
+    return rule
+
+
 def _cross(c: Ctx, a: Any, b: Any, **_: Any) -> Any:
     """The cross product of 3-vectors along the last axis."""
     a, b = c.operand(a), c.operand(b)
@@ -214,7 +222,7 @@ INDEX: dict[str, Rule] = {
        if kind != "Mean"},
     **{f"Segment{kind}": _segment(kind) for kind in SEGMENT_SCATTERS},
     "OneHot": _one_hot, "MatrixBandPart": _band_part, "DenseBincount": _dense_bincount,
-    "Cross": _cross,
+    "Cross": _cross, "LowerBound": _bound("left"), "UpperBound": _bound("right"),
     **dict.fromkeys(("MatrixDiag", "MatrixDiagV2", "MatrixDiagV3"), _matrix_diag),
     **dict.fromkeys(("MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3"),
                     _matrix_diag_part),

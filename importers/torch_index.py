@@ -210,10 +210,31 @@ def _scatter(op: str | None) -> Rule:
     return emit
 
 
+def _searchsorted(c: Ctx, ordered: SSAValue, x: Any, *, out_int32: bool = False,
+                  right: bool = False, side: str | None = None, sorter: Any = None
+                  ) -> SSAValue:
+    """torch.searchsorted (`right` or `side`; a `sorter` permutation is refused)."""
+    if sorter is not None:
+        raise Unmapped("a sorter")
+    dtype = spec_of(ordered).dtype
+    x = c.cast(x, dtype) if isinstance(x, SSAValue) else c.const(x, dtype)
+    found = c.emit("searchsorted", ordered, x, side=side or ("right" if right else "left"))
+    return c.cast(found, "int32" if out_int32 else "int64")
+
+
+def _bucketize(c: Ctx, x: Any, boundaries: SSAValue, *, out_int32: bool = False,
+               right: bool = False) -> SSAValue:
+    """torch.bucketize: the bucket of each x among 1-d `boundaries` (`right`: a value
+    equal to a boundary goes above it), which is searchsorted with the other side."""
+    return _searchsorted(c, boundaries, x, out_int32=out_int32, right=right)
+
+
 INDEX: dict[str, Rule] = {
     **dict.fromkeys(("scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce"),
                     _scatter(None)),
     "scatter_add": _scatter("scatter_add"),
+    **dict.fromkeys(("searchsorted.Tensor", "searchsorted.Scalar"), _searchsorted),
+    **dict.fromkeys(("bucketize.Tensor", "bucketize.Scalar"), _bucketize),
     "index.Tensor": _index,
     "index_select": _index_select,
     "gather": _gather,

@@ -195,6 +195,7 @@ JAX_RULES: dict[str, Rule] = {
                        f"axis={c.lit('axis')}), {c.lit('axis')})" if c.attrs["descending"]
                        else f"jnp.sort({c.args['x']}, axis={c.lit('axis')})"),
     "argsort": "jnp.argsort({x}, axis={axis}, descending={descending})",
+    "searchsorted": "searchsorted({sorted}, {x}, {side})",
     **NN_RULES,
     **SEMANTIC_RULES,
     **CONTROL_CALLS,

@@ -17,8 +17,8 @@ from ivy_ir.core.resample import adaptive_weights, even_windows, resample_taps
 
 __all__ = ["adaptive_avg_pool", "column_signs", "complex_cosh", "complex_ops", "complex_sinh",
            "depthwise_conv", "eigh", "float_remainder", "grouped_conv", "grouped_transpose_kernel",
-           "interpolate", "max_pool", "pointwise_conv", "scatter_mul", "standardize", "sum_pool",
-           "svd", "top_k", "window_count", "window_views"]
+           "interpolate", "max_pool", "pointwise_conv", "scatter_mul", "searchsorted",
+           "standardize", "sum_pool", "svd", "top_k", "window_count", "window_views"]
 
 
 def depthwise_conv(x, w, b, strides, padding, dilations, channels_first):
@@ -113,6 +113,15 @@ def top_k(x, k, axis, largest):
         key = x if largest else ~x
     _, indices = lax.top_k(key, k, axis=axis)
     return jnp.take_along_axis(x, indices, axis), indices.astype(jnp.int64)
+
+
+def searchsorted(a, v, side):
+    # jnp's is one sorted row: a batch of rows maps it over the leading dims
+    def row(a, v):
+        return jnp.searchsorted(a, v, side=side)
+    for _ in range(a.ndim - 1):
+        row = jax.vmap(row)
+    return row(a, v).astype(jnp.int64)
 
 
 def grouped_conv(x, w, strides, padding, dims, groups, lhs_dilation=None, rhs_dilation=None):

@@ -386,6 +386,7 @@ TORCH_RULES: dict[str, Rule] = {
     f"{_long(c, 'indices')}, dim={c.lit('axis')})",
     "gather_nd": _gather_nd,
     **{op: _scatter(op) for op in ("scatter_nd", *SCATTER_COMBINES)},
+    "searchsorted": "searchsorted({sorted}, {x}, {side})",
     "sort": "torch.sort({x}, dim={axis}, descending={descending}, stable=True).values",
     "argsort": "torch.argsort({x}, dim={axis}, descending={descending}, stable=True)",
     "top_k": "top_k({x}, {k}, {axis}, {largest})",

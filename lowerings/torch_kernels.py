@@ -15,7 +15,7 @@ __all__ = [
     "avg_pool", "channels_first", "channels_restore", "column_signs",
     "complex_ops", "conv", "conv_transpose", "cudnn_weights", "digamma", "eigh", "eye",
     "float_remainder", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
-    "scatter_reduce", "svd", "top_k", "torch_pads", "vector_norm",
+    "scatter_reduce", "searchsorted", "svd", "top_k", "torch_pads", "vector_norm",
 ]
 
 
@@ -97,6 +97,22 @@ def scatter_reduce(x, indices, updates, reduce):
     at = places.reshape((-1,) + (1,) * len(rest)).expand(upd.shape)
     rows = x.reshape((n,) + rest).scatter_reduce(0, at, upd, reduce, include_self=True)
     return rows.reshape(x.shape)
+
+
+def searchsorted(a, v, side):
+    # torch compares floats as floats, a NaN below nothing: floats are searched by an
+    # integer key of NumPy's order (the bits, negative values' magnitude bits flipped;
+    # one NaN above +inf; -0.0 equal to 0.0)
+    if a.is_floating_point():
+        ints = {2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
+        top = torch.iinfo(ints).max
+
+        def key(x):
+            bits = torch.where(x == 0, torch.zeros_like(x), x).view(ints)
+            bits = bits ^ ((bits >> (8 * x.element_size() - 1)) & top)
+            return torch.where(torch.isnan(x), torch.full_like(bits, top), bits)
+        a, v = key(a), key(v)
+    return torch.searchsorted(a.contiguous(), v.contiguous(), side=side)
 
 
 def torch_pads(padding):

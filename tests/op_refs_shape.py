@@ -334,6 +334,36 @@ case("argsort", lambda d: _sortable(d, lambda d, x: {"descending": boolean(d)}),
      check=_argsort_check)
 
 
+def _searchsorted_draw(d):
+    """Rows sorted in NumPy's order (NaN last), integer-valued so that x ties with them."""
+    dtype = pick(d, NUM)
+    special = dtype in FLOAT and boolean(d)
+
+    def values(shp):
+        v = arr(d, dtype, shp, -3, 3, integral=True)
+        if special:  # some NaN and infinities among them
+            odd = d.draw(hnp.arrays(dtype, shp, elements=st.sampled_from([np.nan, np.inf,
+                                                                          -np.inf])))
+            v = np.where(arr(d, "bool", shp), odd, v)
+        return v
+    lead = shape(d, 0, 2, 1, 3) if boolean(d) else ()
+    ordered = np.sort(values(lead + (integer(d, 0, 5),)), axis=-1)
+    x = values(lead + (integer(d, 0, 4),) if lead else shape(d, 0, 2))
+    return [ordered, x], {"side": pick(d, ["left", "right"])}
+
+
+def _searchsorted_ref(ordered, x, side):
+    if ordered.ndim == 1:
+        return np.searchsorted(ordered, x, side=side).astype(np.int64)
+    out = np.zeros(x.shape, np.int64)
+    for i in np.ndindex(*x.shape[:-1]):
+        out[i] = np.searchsorted(ordered[i], x[i], side=side)
+    return out
+
+
+case("searchsorted", _searchsorted_draw, _searchsorted_ref)
+
+
 def _top_k_draw(d):
     x = _orderable(d)
     ax = integer(d, -x.ndim, x.ndim - 1)

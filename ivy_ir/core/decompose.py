@@ -17,6 +17,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ..dialect import COMPOSITE, IvyOp, TensorSpec
 from ..dialect.dtypes import HALF, finfo
+from ..dialect.types import FLOATS
 from .decompose_bits import BITS
 from .decompose_recurrent import RECURRENT
 from .decompose_scans import SCANS
@@ -119,6 +120,22 @@ def logsumexp(x, axis, keepdims):  # m + log(sum(exp(x - m))), m = max (0 where 
 
 def _axes(axis, rank):
     return tuple(range(rank)) if axis is None else tuple(axis)
+
+
+@decomposition("searchsorted")
+def searchsorted(ordered, x, side):
+    """How many of the sorted values come before each x: all pairs compared, NaN the
+    largest value (so it follows every number, and a NaN x, left, every number only)."""
+    if ordered.ndim == 1:
+        a, b = ordered, F.expand_dims(x, axis=[x.ndim])
+    else:
+        a, b = F.expand_dims(ordered, axis=[ordered.ndim - 1]), F.expand_dims(x, axis=[x.ndim])
+    before = F.less(a, b) if side == "left" else F.less_equal(a, b)
+    if x.dtype in FLOATS:
+        nan_b = F.isnan(b)
+        before = F.logical_or(before, nan_b if side == "right" else F.logical_and(
+            nan_b, F.logical_not(F.isnan(a))))
+    return F.sum(F.astype(before, dtype="int64"), axis=[b.ndim - 1])
 
 
 @decomposition("cbrt")

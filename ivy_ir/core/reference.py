@@ -171,6 +171,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "scatter_nd": "scatter_nd({x}, {indices}, {updates})",
     **{op: f"scatter_combine({{x}}, {{indices}}, {{updates}}, np.{fold})"
        for op, fold in SCATTER_COMBINES.items()},
+    "searchsorted": "searchsorted({sorted}, {x}, {side})",
     "sort": "sort({x}, {axis}, {descending})",
     "argsort": "argsort({x}, {axis}, {descending})",
     "embedding": "np.take({weight}, {indices}, axis=0)",

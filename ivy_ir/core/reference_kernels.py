@@ -12,7 +12,8 @@ import numpy as np
 
 __all__ = [
     "argsort", "column_signs", "eigh", "erf", "erfc", "gather_nd", "nd_index", "one_hot",
-    "random_uniform", "scatter_combine", "scatter_nd", "sort", "svd", "top_k", "vector_norm",
+    "random_uniform", "scatter_combine", "scatter_nd", "searchsorted", "sort", "svd", "top_k",
+    "vector_norm",
 ]
 
 
@@ -83,6 +84,16 @@ def scatter_combine(x, indices, updates, ufunc):
         ufunc.at(out, index, upd)
     elif shape[0]:
         out = ufunc(out, ufunc.reduce(upd, axis=0, dtype=out.dtype))
+    return out
+
+
+def searchsorted(a, v, side):
+    # one sorted row, or a batch of rows each searched for its own row of v
+    if a.ndim == 1:
+        return np.searchsorted(a, v, side=side).astype(np.int64)
+    out = np.empty(v.shape, np.int64)
+    for i in np.ndindex(*a.shape[:-1]):
+        out[i] = np.searchsorted(a[i], v[i], side=side)
     return out
 
 

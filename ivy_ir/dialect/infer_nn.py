@@ -208,6 +208,18 @@ def _take_along_axis(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     return [x.with_(shape=tuple(shape))]
 
 
+@rule("searchsorted")
+def _searchsorted(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
+    ordered, x = ins
+    check(ordered.rank >= 1, "sorted needs an axis to search")
+    if ordered.rank > 1:
+        check(x.rank == ordered.rank and all(
+            p is None or q is None or p == q for p, q in zip(ordered.shape[:-1], x.shape[:-1])),
+            f"a batch of sorted rows {ordered.shape} needs x with the same leading dims, got "
+            f"{x.shape}")
+    return [x.with_(dtype="int64")]
+
+
 @rule("gather_nd")
 def _gather_nd(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     x, idx = ins

@@ -4,6 +4,10 @@
 // RUN: ivy-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
 
 builtin.module {
+  func.func @searchsorted(%0: tensor<2x3xf32>, %1: tensor<2x3xf32>) -> tensor<2x3xi64> {
+    %2 = ivy.searchsorted %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi64>
+    func.return %2 : tensor<2x3xi64>
+  }
   func.func @sort(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
     %1 = ivy.sort %0 {descending = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %1 : tensor<2x3xf32>
@@ -18,6 +22,10 @@ builtin.module {
   }
 }
 
+// CHECK-LABEL: func.func @searchsorted(%0: tensor<2x3xf32>, %1: tensor<2x3xf32>) -> tensor<2x3xi64> {
+// CHECK-NEXT: %2 = ivy.searchsorted %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi64>
+// CHECK-NEXT: func.return %2 : tensor<2x3xi64>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @sort(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT: %1 = ivy.sort %0 {descending = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
@@ -30,6 +38,7 @@ builtin.module {
 // CHECK-NEXT: %1, %2 = ivy.top_k %0 {k = 2} : (tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
 // CHECK-NEXT: func.return %1, %2 : tensor<2x2xf32>, tensor<2x2xi64>
 // CHECK-NEXT: }
+// GENERIC: %2 = "ivy.searchsorted"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi64>
 // GENERIC: %1 = "ivy.sort"(%0) <{descending = true}> : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.argsort"(%0) <{axis = 0 : i64}> : (tensor<2x3xf32>) -> tensor<2x3xi64>
 // GENERIC: %1, %2 = "ivy.top_k"(%0) <{k = 2 : i64}> : (tensor<2x5xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
