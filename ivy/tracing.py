@@ -38,6 +38,13 @@ def is_traced(values: Any) -> bool:
     return False
 
 
+def _set(value: Any, default: Any) -> bool:
+    """Whether an extra parameter was given another value than its default (an array,
+    traced or not, always counts: comparing it would be elementwise)."""
+    return value is not default and (is_traced([value]) or hasattr(value, "shape")
+                                     or value != default)
+
+
 def record(fn: FacadeFn, bound: dict[str, Any]) -> Any:
     """Record `fn` called with `bound` (parameter name -> value) into the tracers' graph."""
     if fn.name in DATA_DEPENDENT:
@@ -58,7 +65,7 @@ def record(fn: FacadeFn, bound: dict[str, Any]) -> Any:
         if extra == "dtype" and value is not None:
             astype = CATALOGUE["astype"]
             operands[0] = record(astype, bind_call(astype, (operands[0], value), {}))
-        elif extra not in IGNORED_EXTRAS and value != fn.signature.parameters[extra].default:
+        elif extra not in IGNORED_EXTRAS and _set(value, fn.signature.parameters[extra].default):
             raise TypeError(f"ivy.{fn.name}: tracing does not support {extra}={value!r} yet")
     defaults = {a.name: a for a in spec.attrs}
     attrs = {attr: bound[param] for attr, param in fn.attrs

@@ -52,8 +52,18 @@ def test_data_dependent_functions_refuse_tracing(name):
 
 
 def test_functions_without_ops_say_so_when_traced():
-    with pytest.raises(TypeError, match="ivy.searchsorted has no op in the ivy dialect yet"):
-        ivy_ir.trace(lambda a: ivy.searchsorted(a, a), (X,))
+    with pytest.raises(TypeError, match="ivy.hypot has no op in the ivy dialect yet"):
+        ivy_ir.trace(lambda a: ivy.hypot(a, a), (X,))
+
+
+def test_searchsorted_traces_to_its_op_and_refuses_a_sorter():
+    ordered = np.sort(X.ravel())
+    fn = ivy_ir.compile(lambda a: ivy.searchsorted(ordered, a, side="right"), "numpy",
+                        args=(X,))
+    np.testing.assert_array_equal(fn(X), np.searchsorted(ordered, X, side="right"))
+    with pytest.raises(TypeError, match="tracing does not support sorter"):
+        ivy_ir.trace(lambda a: ivy.searchsorted(a[0, 0], a, sorter=ivy.argsort(a[0, 0])),
+                     (X,))
 
 
 def test_torch_set_globally_binds_torchs_own_functions_of_one_array_and_still_traces():
