@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -353,11 +355,15 @@ def _searchsorted_draw(d):
 
 
 def _searchsorted_ref(ordered, x, side):
-    if ordered.ndim == 1:
-        return np.searchsorted(ordered, x, side=side).astype(np.int64)
+    """Python's bisect on (is NaN, value) keys: NumPy's order, written independently."""
+    find = bisect.bisect_left if side == "left" else bisect.bisect_right
+
+    def key(v):
+        return (1, 0.0) if v != v else (0, v)
     out = np.zeros(x.shape, np.int64)
-    for i in np.ndindex(*x.shape[:-1]):
-        out[i] = np.searchsorted(ordered[i], x[i], side=side)
+    for i in np.ndindex(*x.shape):
+        row = ordered if ordered.ndim == 1 else ordered[i[:-1]]
+        out[i] = find([key(v) for v in row], key(x[i]))
     return out
 
 
