@@ -127,6 +127,39 @@ def trace(x: Any, offset: int = 0, dtype: Any = None) -> Any:
     return O.sum(diag, axis=[-1])
 
 
+_SAME_WIDTH_INT = {"float16": "int16", "bfloat16": "int16", "float32": "int32",
+                   "float64": "int64"}
+
+
+def signbit(x: Any) -> Any:
+    """The sign bit itself (set for -0.0 and a negative NaN), read as a signed integer."""
+    return O.less(O.bitcast(x, dtype=_SAME_WIDTH_INT[str(x.dtype)]), 0)
+
+
+def copysign(x1: Any, x2: Any) -> Any:
+    magnitude = O.abs(x1)
+    return O.where(signbit(x2), O.negative(magnitude), magnitude)
+
+
+def hypot(x1: Any, x2: Any) -> Any:
+    """sqrt(x1^2 + x2^2) without overflow or underflow (the larger magnitude factored
+    out); an infinite side gives inf, a NaN beside it too, as C's hypot."""
+    a, b = O.abs(x1), O.abs(x2)
+    big, small = O.maximum(a, b), O.minimum(a, b)
+    ratio = O.where(O.equal(big, 0), O.zeros_like(big), O.divide(small, big))
+    out = O.multiply(big, O.sqrt(O.add(O.multiply(ratio, ratio), 1)))
+    inf = O.logical_or(O.isinf(a), O.isinf(b))
+    return O.where(inf, O.full_like(big, fill_value=float("inf")), out)
+
+
+def logaddexp(x1: Any, x2: Any) -> Any:
+    """log(exp(x1) + exp(x2)) = m + log1p(exp(-|x1 - x2|)), m the larger; an infinite m is
+    the answer itself."""
+    m = O.maximum(x1, x2)
+    return O.where(O.isinf(m), m, O.add(m, O.log1p(O.exp(O.negative(O.abs(
+        O.subtract(x1, x2)))))))
+
+
 def scatter_nd(indices: Any, updates: Any, shape: Any) -> Any:
     """The 2021 form: `updates` scattered into zeros of `shape`."""
     base = O.zeros(shape=list(shape), dtype=updates.dtype)
@@ -140,7 +173,8 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "positive": positive, "tensordot": tensordot, "linalg.tensordot": tensordot,
     "cumulative_sum": cumulative_sum,
     "cumulative_prod": cumulative_prod, "diff": diff, "meshgrid": meshgrid,
-    "linalg.trace": trace,
+    "linalg.trace": trace, "signbit": signbit, "copysign": copysign, "hypot": hypot,
+    "logaddexp": logaddexp,
     **FFT_COMPOSITES,
 }
 """Facade name -> its composition (called with the bound arguments by name)."""
