@@ -157,6 +157,15 @@ def _cast(c: Ctx, x: Any, **_: Any) -> Any:
     return c.cast(x, c.out.dtype)
 
 
+def _bitcast(c: Ctx, x: Any, **_: Any) -> Any:
+    """The same bits read as another dtype of the same width (TF's change of width adds
+    or drops a last dim: refused)."""
+    x = c.operand(x)
+    if c.spec(x).shape != c.out.shape:
+        raise Unmapped("a bitcast to another bit width")
+    return c.emit("bitcast", x, dtype=c.out.dtype)
+
+
 def _select(v1: bool) -> Rule:
     """SelectV2 broadcasts its operands like NumPy's where; v1 Select with a vector
     condition picks whole rows of x/y."""
@@ -220,7 +229,8 @@ MATH: dict[str, Rule] = {
     "Relu6": _relu6, "Selu": _selu, "Softsign": _softsign,
     "LeakyRelu": _leaky_relu, "Softmax": _softmax("softmax"),
     "LogSoftmax": _softmax("log_softmax"),
-    "Cast": _cast, "Select": _select(v1=True), "SelectV2": _select(v1=False), "ClipByValue": _clip,
+    "Cast": _cast, "Bitcast": _bitcast,
+    "Select": _select(v1=True), "SelectV2": _select(v1=False), "ClipByValue": _clip,
     "MatMul": lambda c, a, b, *, transpose_a=False, transpose_b=False, **_:
         _matmul(c, a, b, transpose_a, transpose_b),
     **dict.fromkeys(("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"),

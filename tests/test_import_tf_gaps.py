@@ -330,3 +330,11 @@ MORE_OPS = {  # name: (function, args)
 def test_more_raw_ops_import(name):
     fn, args = MORE_OPS[name]
     _check(fn if isinstance(fn, keras.layers.Layer) else tf.function(fn), args)
+
+
+def test_bitcast_of_one_width_imports_and_another_is_reported():
+    """Keras' `ops.signbit` reads the sign through a Bitcast of the same width."""
+    x = np.array([-0.0, 0.0, -2.5, np.inf, -np.nan, 3.0], np.float32)
+    _check(tf.function(lambda v: keras.ops.signbit(v)), (x,))
+    with pytest.raises(UnsupportedOpsError, match="another bit width"):
+        ivy_ir.compile(tf.function(lambda v: tf.bitcast(v, tf.int16)), "numpy", args=(x,))
