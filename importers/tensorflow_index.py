@@ -169,16 +169,13 @@ def _dense_bincount(c: Ctx, values: Any, size: Any, weights: Any, *,
     width = c.out.shape[-1]
     (n,) = c.ints(size, "size") if c.known(size) is not None or width is None else (width,)
     values = c.index(values)
-    shape, dtype = c.spec(values).shape, c.out.dtype
+    shape, dtype, ints = c.spec(values).shape, c.out.dtype, c.spec(values).dtype
+    inside = c.emit("less", values, c.const(n, ints))  # a negative value drops anyway
     if len(shape) == 2:  # row r counts into segments r * n .. r * n + n - 1
-        offsets = np.arange(shape[0]).reshape(-1, 1) * n
-        inside = c.emit("logical_and", c.emit("greater_equal", values, c.const(0, c.spec(
-            values).dtype)), c.emit("less", values, c.const(n, c.spec(values).dtype)))
-        values = c.emit("where", inside, c.emit("add", values, c.const(offsets, c.spec(
-            values).dtype)), c.const(-1, c.spec(values).dtype))
-    else:
-        values = c.emit("where", c.emit("less", values, c.const(n, c.spec(values).dtype)),
-                        values, c.const(-1, c.spec(values).dtype))
+        inside = c.emit("logical_and", inside, c.emit("greater_equal", values,
+                                                      c.const(0, ints)))
+        values = c.emit("add", values, c.const(np.arange(shape[0]).reshape(-1, 1) * n, ints))
+    values = c.emit("where", inside, values, c.const(-1, ints))
     counted = c.emit("ones", shape=list(shape), dtype=dtype) if binary_output or not c.spec(
         weights).shape or 0 in c.spec(weights).shape else c.cast(c.operand(weights), dtype)
     out = _fold_segments(c, "Sum", counted, values, n * (shape[0] if len(shape) == 2 else 1))
