@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
+from ivy_ir.core.rules import SCATTER_COMBINES
 from ivy_ir.dialect import SPECS
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.types import CLASS_MEMBERS, COMPLEX, numpy_dtype
@@ -202,6 +203,10 @@ REDUCE_AS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min
              "logical_and": "all", "logical_or": "any"}
 ACCUMULATE_AS = {"add": "cumsum", "multiply": "cumprod"}
 """`ufunc.reduce`/`ufunc.accumulate` as the NumPy function that computes the same."""
+AT_SCATTERS = {**{fold: op for op, fold in SCATTER_COMBINES.items()},
+               "subtract": "scatter_add"}
+"""`ufunc.at` -> the registry scatter that folds the updates in (subtract: of -b)."""
+
 RUNNING_OPS = {"maximum": "cummax", "minimum": "cummin", "logaddexp": "logcumsumexp"}
 """`ufunc.accumulate` -> the registry's running reduction."""
 
@@ -267,8 +272,7 @@ def _at(s: Session, ufunc: np.ufunc, inputs: tuple[Any, ...], kwargs: dict[str, 
         raise s.trace_error(f"{what}: the array to update must be traced; a NumPy array "
                             "cannot be updated in place while tracing")
     s.oracle(ufunc.at, inputs, kwargs, what)
-    op = {"add": "scatter_add", "subtract": "scatter_add", "multiply": "scatter_mul",
-          "maximum": "scatter_max", "minimum": "scatter_min"}.get(ufunc.__name__)
+    op = AT_SCATTERS.get(ufunc.__name__)
     if op is None or b is None:
         s.builder.missing.setdefault(what, []).append(s.where)
         return None

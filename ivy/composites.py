@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ivy_ir.core.decompose_scans import logaddexp
+
 from . import ops as O  # noqa: N812 (the registry ops, as `F` elsewhere)
 from .composites_fft import FFT_COMPOSITES
 
@@ -150,14 +152,6 @@ def hypot(x1: Any, x2: Any) -> Any:
     out = O.multiply(big, O.sqrt(O.add(O.multiply(ratio, ratio), 1)))
     inf = O.logical_or(O.isinf(a), O.isinf(b))
     return O.where(inf, O.full_like(big, fill_value=float("inf")), out)
-
-
-def logaddexp(x1: Any, x2: Any) -> Any:
-    """log(exp(x1) + exp(x2)) = m + log1p(exp(-|x1 - x2|)), m the larger; an infinite m is
-    the answer itself."""
-    m = O.maximum(x1, x2)
-    return O.where(O.isinf(m), m, O.add(m, O.log1p(O.exp(O.negative(O.abs(
-        O.subtract(x1, x2)))))))
 
 
 def scatter_nd(indices: Any, updates: Any, shape: Any) -> Any:

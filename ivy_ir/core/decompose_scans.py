@@ -49,12 +49,13 @@ def cummin(x: Any, axis: int) -> Any:
     return _doubling(x, axis, F.minimum)
 
 
-def _logaddexp(a: Any, b: Any) -> Any:
-    """log(exp(a) + exp(b)) = m + log1p(exp(-|a - b|)), m the larger; an infinite m is
-    the answer itself (|a - b| is NaN there when both are)."""
-    m = F.maximum(a, b)
+def logaddexp(x1: Any, x2: Any) -> Any:
+    """log(exp(x1) + exp(x2)) = m + log1p(exp(-|x1 - x2|)), m the larger; an infinite m
+    is the answer itself (|x1 - x2| is NaN there when both are). The facade's traced
+    `ivy.logaddexp` too (the standard's parameter names)."""
+    m = F.maximum(x1, x2)
     return F.where(F.isinf(m), m, F.add(m, F.log1p(F.exp(F.negative(F.abs(
-        F.subtract(a, b)))))))
+        F.subtract(x1, x2)))))))
 
 
 def logcumsumexp(x: Any, axis: int) -> Any:
@@ -63,7 +64,7 @@ def logcumsumexp(x: Any, axis: int) -> Any:
 
     def empty(shift: int) -> Any:
         return F.full_like(_along(x, axis, 0, shift), fill_value=float("-inf"))
-    return _doubling(x, axis, _logaddexp, empty)
+    return _doubling(x, axis, logaddexp, empty)
 
 
 SCANS = {"cummax": cummax, "cummin": cummin, "logcumsumexp": logcumsumexp}
