@@ -179,6 +179,7 @@ JAX_RULES: dict[str, Rule] = {
     "qr": "jnp.linalg.qr({x}, mode={mode})",
     "svd": "svd({x}, {full_matrices})",
     "eigh": "eigh({x})",
+    "lu": "lax.linalg.lu({x})",
     # indexing and sorting
     "take": _take("x", "axis"),
     "embedding": _take("weight", None),

@@ -51,6 +51,7 @@ REFUSED: dict[str, str] = {
     "qr": "ONNX has no QR factorization",
     "svd": "ONNX has no singular value decomposition",
     "eigh": "ONNX has no eigendecomposition",
+    "lu": "ONNX has no LU factorization",
     "random_uniform": "ONNX's random operators cannot reproduce the key's stream",
     "random_normal": "ONNX's random operators cannot reproduce the key's stream",
     "nextafter": "ONNX has no operator stepping a float by one unit in the last place",

@@ -402,6 +402,7 @@ TF_RULES: dict[str, Rule] = {
     "qr": "tf.linalg.qr({x}, full_matrices={mode} == 'complete')",
     "svd": "svd({x}, {full_matrices})",
     "eigh": "eigh({x})",
+    "lu": "lu({x})",
     # indexing and sorting
     # an empty result is zeros: TF's gather gradient fails on empty operands
     "take": lambda c: f"tf.zeros({literal(c.out.shape)}, {c.target.dtype(c.out.dtype)})"

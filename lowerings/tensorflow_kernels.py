@@ -13,7 +13,8 @@ import tensorflow as tf
 
 __all__ = [
     "attention", "column_signs", "complex_log", "complex_ops", "diagonal", "edge_pad", "eigh",
-    "float_remainder", "floor_divide", "layer_norm", "matrix_norm", "move_last", "nextafter_bits",
+    "float_remainder", "floor_divide", "layer_norm", "lu", "matrix_norm", "move_last",
+    "nextafter_bits",
     "order_key", "random_uniform", "scatter_extreme", "scatter_mul", "sign_bit", "solve",
     "sort_along", "svd", "take_along_axis", "top_k", "tri", "variance", "vector_norm",
 ]
@@ -147,6 +148,37 @@ def svd(x, full_matrices):
 def eigh(x):
     w, v = tf.linalg.eigh(x)
     return w, v * column_signs(v)[..., None, :]
+
+
+def lu(x):
+    # getrf's partial pivoting written out (tf.linalg.lu refuses singular matrices, whose
+    # factors det and slogdet need): a loop over the columns, each step a full-matrix
+    # update under masks, so the loop body has static shapes
+    n = x.shape[-1]
+    index = tf.range(n, dtype=tf.int32)
+    if n == 0:
+        return x, tf.zeros(tf.shape(x)[:-1], tf.int32), tf.zeros(tf.shape(x)[:-1], tf.int32)
+    below = index[:, None] > index[None, :]
+
+    def step(k, a, pivots, perm):
+        column = tf.gather(a, k, axis=-1)
+        p = tf.argmax(tf.where(index >= k, tf.math.abs(column), -1), axis=-1,
+                      output_type=tf.int32)
+        swap = tf.where(index == k, p[..., None], tf.where(index == p[..., None], k, index))
+        a = tf.gather(a, swap, axis=-2, batch_dims=len(x.shape) - 2)
+        perm = tf.gather(perm, swap, axis=-1, batch_dims=len(x.shape) - 2)
+        pivot = tf.gather(tf.gather(a, k, axis=-2), k, axis=-1)[..., None]
+        scaled = tf.gather(a, k, axis=-1) / tf.where(pivot == 0, tf.ones_like(pivot), pivot)
+        low = tf.where(index > k, scaled, 0)
+        right = tf.where(index > k, tf.gather(a, k, axis=-2), 0)
+        a = a - low[..., :, None] * right[..., None, :]
+        a = tf.where((index[None, :] == k) & below, low[..., :, None], a)
+        return k + 1, a, tf.concat([pivots[..., 1:], p[..., None]], -1), perm
+
+    start = tf.zeros(tf.shape(x)[:-1], tf.int32)
+    perm = tf.broadcast_to(index, tf.shape(x)[:-1])
+    _, factors, pivots, perm = tf.while_loop(lambda k, *_: k < n, step, (0, x, start, perm))
+    return factors, pivots, perm
 
 
 def move_last(rank, axis):

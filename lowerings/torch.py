@@ -366,6 +366,7 @@ TORCH_RULES: dict[str, Rule] = {
     "qr": _linalg(lambda c, x: f"torch.linalg.qr({x}, mode={c.lit('mode')})"),
     "svd": _linalg(lambda c, x: f"svd({x}, {c.lit('full_matrices')})"),
     "eigh": _linalg(lambda c, x: f"eigh({x})"),
+    "lu": "lu({x})",
     # shape manipulation
     "reshape": "torch.reshape({x}, {out_shape})",
     "permute_dims": "torch.permute({x}, {axes})",

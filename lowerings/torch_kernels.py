@@ -14,7 +14,7 @@ import torch.nn.functional as F
 __all__ = [
     "avg_pool", "channels_first", "channels_restore", "column_signs",
     "complex_ops", "conv", "conv_transpose", "cudnn_weights", "digamma", "eigh", "eye",
-    "float_remainder", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
+    "float_remainder", "lu", "max_pool", "pad_index", "prod", "random_normal", "random_uniform",
     "scatter_reduce", "searchsorted", "svd", "top_k", "torch_pads", "vector_norm",
 ]
 
@@ -263,6 +263,19 @@ def svd(x, full_matrices):
 def eigh(x):
     w, v = torch.linalg.eigh(x)
     return w, v * column_signs(v)[..., None, :]
+
+
+def lu(x):
+    # torch's getrf (half floats in float32): 1-based pivots, and the permutation read
+    # off lu_unpack's P, where x = P l u
+    if x.shape[-1] == 0:
+        index = torch.zeros(x.shape[:-1], dtype=torch.int32, device=x.device)
+        return x.clone(), index, index.clone()
+    half = x.dtype in (torch.float16, torch.bfloat16)
+    factors, pivots, _ = torch.linalg.lu_factor_ex(x.float() if half else x)
+    p = torch.lu_unpack(factors, pivots, unpack_data=False)[0]
+    return (factors.to(x.dtype), (pivots - 1).to(torch.int32),
+            torch.argmax(p, dim=-2).to(torch.int32))
 
 
 def complex_ops():

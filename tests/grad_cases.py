@@ -187,6 +187,15 @@ def _matrix_norm(rng, ops, attrs):
     return ops, attrs
 
 
+def _lu(rng, ops, attrs):  # the rows of l u shuffled, |l| <= 1/2: every pivot is clear
+    b, n = _square_batch(ops[0])
+    low = np.tril(rng.uniform(-0.5, 0.5, ops[0].shape), -1) + np.eye(n)
+    up = np.triu(rng.uniform(-2, 2, ops[0].shape), 1) + \
+        np.eye(n) * rng.choice([-1, 1], b + (1, n)) * rng.uniform(1, 2, b + (1, n))
+    ops[0] = (low @ up)[..., rng.permutation(n), :]
+    return ops, attrs
+
+
 _FIX: dict[str, Any] = {
     "sqrt": _domain(0.2, 4.0), "rsqrt": _domain(0.2, 4.0), "log": _domain(0.2, 4.0),
     "log2": _domain(0.2, 4.0), "log10": _domain(0.2, 4.0), "acosh": _domain(1.2, 4.0),
@@ -201,7 +210,7 @@ _FIX: dict[str, Any] = {
     "hardswish": _kinks([-3.0, 3.0]), "var": _spread, "std": _spread, "astype": _astype,
     "batch_norm": _batch_norm, "inv": _well_conditioned, "det": _well_conditioned,
     "solve": _well_conditioned, "cholesky": _cholesky, "eigh": _eigh, "svd": _svd,
-    "qr": _svd, "matrix_norm": _matrix_norm,
+    "qr": _svd, "matrix_norm": _matrix_norm, "lu": _lu,
 }
 
 

@@ -317,3 +317,61 @@ def _eigh_check(ops, attrs, outs, tol):
 
 
 case("eigh", _square(symmetric), check=_eigh_check, tol=LINALG_TOL)
+
+
+def _lu_draw(d):
+    dt, batch, n = pick(d, FLOAT), shape(d, 0, 1, 1, 2), integer(d, 1, 4)
+    if boolean(d):  # anything: ties, zero columns
+        return [arr(d, dt, batch + (n, n), -5, 5)], {}
+    # the rows of l u shuffled, |l| <= 1/2 below its unit diagonal: every pivot is clear
+    low = np.tril(arr(d, "float64", batch + (n, n), -0.5, 0.5), -1) + np.eye(n)
+    up = np.triu(arr(d, "float64", batch + (n, n), -2, 2), 1) + \
+        np.eye(n) * arr(d, "float64", batch + (1, n), 1, 2)
+    rows = list(d.draw(st.permutations(range(n))))
+    return [(low @ up)[..., rows, :].astype(dt)], {}
+
+
+def _getrf(x):
+    """LU with partial pivoting in float64, written out entry by entry; and whether each
+    step's largest candidate beat the next by GAP * max |x| (rounding cannot move it)."""
+    a = [[float(v) for v in row] for row in x]
+    n, clear = len(a), True
+    pivots, order = [], list(range(n))
+    gap = GAP * max((abs(v) for row in a for v in row), default=0)
+    for k in range(n):
+        size = [abs(a[i][k]) for i in range(k, n)]
+        p = k + size.index(max(size))
+        ranked = sorted(size, reverse=True)
+        clear = clear and (len(ranked) < 2 or ranked[0] - ranked[1] > gap)
+        pivots.append(p)
+        a[k], a[p], order[k], order[p] = a[p], a[k], order[p], order[k]
+        for i in range(k + 1, n):
+            if a[k][k] != 0:
+                a[i][k] /= a[k][k]
+            for j in range(k + 1, n):
+                a[i][j] -= a[i][k] * a[k][j]
+    return np.array(a).reshape(np.shape(x)), pivots, order, clear
+
+
+def _lu_check(ops, attrs, outs, tol):
+    x, (f, pivots, perm) = ops[0], outs
+    n = x.shape[-1]
+    assert f.shape == x.shape and pivots.shape == perm.shape == x.shape[:-1]
+    assert pivots.dtype == perm.dtype == np.int32
+    low, up = np.tril(f64(f), -1), np.triu(f64(f))
+    assert np.all(np.abs(low) <= 1 + tol[0])  # partial pivoting's bound
+    rows = np.take_along_axis(f64(x), perm[..., None].astype(np.int64), axis=-2)
+    _close((low + np.eye(n)) @ up, rows, tol)
+    for b in np.ndindex(x.shape[:-2]):
+        order = list(range(n))
+        for k, p in enumerate(pivots[b]):  # the pivots are the swaps that build perm
+            assert k <= p < n
+            order[k], order[p] = order[p], order[k]
+        assert order == list(perm[b])
+        want, want_pivots, _, clear = _getrf(x[b])
+        if clear:
+            assert list(pivots[b]) == want_pivots
+            _close(f[b], want, tol)
+
+
+case("lu", _lu_draw, check=_lu_check, tol=LINALG_TOL)

@@ -166,6 +166,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "qr": _linalg("np.linalg.qr({x}, mode={mode})"),
     "svd": _linalg("svd({x}, {full_matrices})"),
     "eigh": _linalg("eigh({x})"),
+    "lu": "lu({x})",
     "take": "np.take({x}, {indices}, axis={axis})",
     "gather_nd": "gather_nd({x}, {indices})",
     "scatter_nd": "scatter_nd({x}, {indices}, {updates})",

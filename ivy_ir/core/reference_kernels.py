@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 __all__ = [
-    "argsort", "column_signs", "eigh", "erf", "erfc", "gather_nd", "nd_index", "one_hot",
+    "argsort", "column_signs", "eigh", "erf", "erfc", "gather_nd", "lu", "nd_index", "one_hot",
     "random_uniform", "scatter_combine", "scatter_nd", "searchsorted", "sort", "svd", "top_k",
     "vector_norm",
 ]
@@ -148,3 +148,24 @@ def svd(x, full_matrices):
 def eigh(x):
     w, v = np.linalg.eigh(x)
     return w, v * column_signs(v)[..., None, :]
+
+
+def lu(x):
+    # getrf's partial pivoting (ops.spec), one column at a time over the whole batch; a
+    # zero pivot leaves its column unscaled (its entries below are zero already)
+    n, batch = x.shape[-1], x.shape[:-2]
+    b = math.prod(batch)
+    a = np.array(x, copy=True).reshape((b, n, n))
+    rows = np.arange(b)
+    pivots = np.zeros((b, n), np.int32)
+    perm = np.tile(np.arange(n, dtype=np.int32), (b, 1))
+    for k in range(n):
+        p = k + np.argmax(np.abs(a[:, k:, k]), axis=-1)
+        pivots[:, k] = p
+        a[rows, k], a[rows, p] = a[rows, p], a[rows, k]
+        perm[rows, k], perm[rows, p] = perm[rows, p], perm[rows, k]
+        pivot = a[:, k, k]
+        column = a[:, k + 1:, k] / np.where(pivot == 0, 1, pivot)[:, None]
+        a[:, k + 1:, k] = column
+        a[:, k + 1:, k + 1:] -= column[:, :, None] * a[:, k, None, k + 1:]
+    return a.reshape(x.shape), pivots.reshape(batch + (n,)), perm.reshape(batch + (n,))

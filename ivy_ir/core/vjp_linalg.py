@@ -117,3 +117,20 @@ def _solve(g, out, a, b):
         gb = F.solve(_swap(a), g)
         ga = F.matmul(gb, _swap(out))
     return [unbroadcast(F.negative(ga), a.shape), unbroadcast(gb, b.shape)]
+
+
+@_rule("lu")
+def _lu(g, g_pivots, g_permutation, factors, pivots, permutation, x):
+    # x[perm] = l u: with f = l^-1 d(x[perm]) u^-1, dl = l tril_-1(f) and du = triu(f) u,
+    # so g's strictly lower part (gl) and upper part (gu) pull back to x[perm] as
+    # l^-T (tril_-1(l^T gl) + triu(gu u^T)) u^-T, whose rows then go back to x's order
+    n = x.shape[-1]
+    eye = np.eye(n, dtype=np.dtype(str(x.dtype)))
+    low, up = F.add(F.tril(factors, k=-1), eye), F.triu(factors, k=0)
+    middle = F.add(F.tril(F.matmul(_swap(low), F.tril(g, k=-1)), k=-1),
+                   F.triu(F.matmul(F.triu(g, k=0), _swap(up)), k=0))
+    left = F.solve(_swap(low), middle)
+    permuted = _swap(F.solve(up, _swap(left)))
+    rows = F.astype(F.equal(F.expand_dims(permutation, axis=[permutation.ndim]),
+                            np.arange(n, dtype=np.int32)), dtype=x.dtype)
+    return [F.matmul(_swap(rows), permuted)]

@@ -189,6 +189,14 @@ def _eigh(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     return [x.with_(shape=x.shape[:-1]), x]
 
 
+@rule("lu")
+def _lu(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
+    x = ins[0]
+    _square(x)
+    index = x.with_(shape=x.shape[:-1], dtype="int32")
+    return [x, index, index]
+
+
 # ---- indexing and sorting ----
 
 @rule("take")

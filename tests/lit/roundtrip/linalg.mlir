@@ -64,6 +64,10 @@ builtin.module {
     %1, %2 = ivy.eigh %0 : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>)
     func.return %1, %2 : tensor<3xf32>, tensor<3x3xf32>
   }
+  func.func @lu(%0: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>) {
+    %1, %2, %3 = ivy.lu %0 : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>)
+    func.return %1, %2, %3 : tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>
+  }
 }
 
 // CHECK-LABEL: func.func @matmul(%0: tensor<2x3xf32>, %1: tensor<3x4xf32>) -> tensor<2x4xf32> {
@@ -126,6 +130,10 @@ builtin.module {
 // CHECK-NEXT: %1, %2 = ivy.eigh %0 : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>)
 // CHECK-NEXT: func.return %1, %2 : tensor<3xf32>, tensor<3x3xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @lu(%0: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>) {
+// CHECK-NEXT: %1, %2, %3 = ivy.lu %0 : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>)
+// CHECK-NEXT: func.return %1, %2, %3 : tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>
+// CHECK-NEXT: }
 // GENERIC: %2 = "ivy.matmul"(%0, %1) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
 // GENERIC: %2 = "ivy.tensordot"(%0, %1) <{axes_x = array<i64: 1>, axes_y = array<i64: 0>}> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
 // GENERIC: %2 = "ivy.vecdot"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2xf32>
@@ -141,3 +149,4 @@ builtin.module {
 // GENERIC: %1, %2 = "ivy.qr"(%0) : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>)
 // GENERIC: %1, %2, %3 = "ivy.svd"(%0) <{full_matrices = false}> : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3x3xf32>)
 // GENERIC: %1, %2 = "ivy.eigh"(%0) : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>)
+// GENERIC: %1, %2, %3 = "ivy.lu"(%0) : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>)
