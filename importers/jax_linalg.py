@@ -1,4 +1,4 @@
-"""lax's factorization primitives onto the registry's `svd`, `eigh`, `qr` and `cholesky`,
+"""lax's factorization primitives onto the registry's `svd`, `eigh`, `qr`, `cholesky` and `lu`,
 and `custom_linear_solve` (`jnp.linalg.solve`, `inv`) and `triangular_solve`
 (`solve_triangular`, `cho_solve`) onto its `solve`.
 
@@ -61,31 +61,36 @@ def _cholesky(ctx: Ctx, x: Value, *, symmetrize_input: bool = False, **_: Any) -
     return ctx.emit("cholesky", x)
 
 
-def matvec_axis(matvec: Any) -> int | None:
-    """The axis of the unknown that the `matvec` jaxpr of a `custom_linear_solve` applies
-    its matrix along (its first input, square), or None if it is no such map: a
-    `dot_general` contracting the matrix's columns with axis j of x, then the transpose
-    that puts the matrix's rows back at axis j (none for j = 0)."""
+def matvec_axis(matvec: Any) -> tuple[int, int] | None:
+    """(axis, batch): the axis of the unknown x that the `matvec` jaxpr of a
+    `custom_linear_solve` applies its matrix along (its first input, square, after
+    `batch` leading axes that it shares with x: `jnp.linalg.solve` under `vmap`), or
+    None if it is no such map: a `dot_general` contracting the matrix's columns with
+    axis j of x, then the transpose that puts the matrix's rows back at axis j (none
+    when j is x's first axis after the batch)."""
     jaxpr = matvec.jaxpr
     if len(jaxpr.invars) != 2 or not jaxpr.eqns or len(jaxpr.eqns) > 2:
         return None
     dot, *rest = jaxpr.eqns
     if dot.primitive.name != "dot_general" or list(dot.invars) != list(jaxpr.invars):
         return None
-    (contract_a, contract_x), batch = dot.params["dimension_numbers"]
-    if tuple(contract_a) != (1,) or len(contract_x) != 1 or any(map(len, batch)):
+    (contract_a, contract_x), (batch_a, batch_x) = dot.params["dimension_numbers"]
+    nb = len(batch_a)
+    if tuple(batch_a) != tuple(range(nb)) or tuple(batch_x) != tuple(range(nb)) or \
+            tuple(contract_a) != (nb + 1,) or len(jaxpr.invars[0].aval.shape) != nb + 2 or \
+            len(contract_x) != 1 or int(contract_x[0]) < nb:
         return None
     axis, rank = int(contract_x[0]), len(jaxpr.invars[1].aval.shape)
-    back = [*range(1, axis + 1), 0, *range(axis + 1, rank)]
+    back = [*range(nb), *range(nb + 1, axis + 1), nb, *range(axis + 1, rank)]
     last = dot
     if rest:
         last = rest[0]
         if last.primitive.name != "transpose" or \
                 list(last.params["permutation"]) != back or last.invars[0] != dot.outvars[0]:
             return None
-    elif axis:
+    elif axis != nb:
         return None
-    return axis if list(jaxpr.outvars) == [last.outvars[0]] else None
+    return (axis, nb) if list(jaxpr.outvars) == [last.outvars[0]] else None
 
 
 def _linear_solve(ctx: Ctx, *ins: Value, const_lengths: Any, jaxprs: Any, **_: Any
@@ -94,14 +99,17 @@ def _linear_solve(ctx: Ctx, *ins: Value, const_lengths: Any, jaxprs: Any, **_: A
     (`matvec_axis`): the registry's `solve` of A and b with that axis first. JAX's own
     solver (an LU factorization passed in as the `solve` consts) is never imported: the
     walker leaves it dead (`jax_walk._inputs`)."""
-    axis = matvec_axis(jaxprs.matvec)
-    if axis is None or const_lengths.matvec != 1 or len(ins) != sum(const_lengths) + 1:
+    found = matvec_axis(jaxprs.matvec)
+    if found is None or const_lengths.matvec != 1 or len(ins) != sum(const_lengths) + 1:
         raise Unmapped("a linear map other than a matrix along one axis")
-    a, b = ins[0], ins[-1]
+    (axis, batch), a, b = found, ins[0], ins[-1]
     rank = ctx.spec(b).rank
-    if rank > 2:
+    if rank > batch + 2:
         raise Unmapped("an unknown of more than two axes")
-    if axis:  # (k, n) -> (n, k) and back
+    if rank == batch + 1 and batch:  # a stack of vectors: columns of one row each
+        column = ctx.emit("solve", a, ctx.emit("expand_dims", b, axis=[rank]))
+        return [ctx.emit("squeeze", column, axis=[rank])]
+    if axis != batch:  # (k, n) -> (n, k) and back
         return [_swap(ctx, ctx.emit("solve", a, _swap(ctx, b)))]
     return [ctx.emit("solve", a, b)]
 
@@ -127,7 +135,38 @@ def _triangular_solve(ctx: Ctx, a: Value, b: Value, *, left_side: bool, lower: b
     return _swap(ctx, ctx.emit("solve", _swap(ctx, a), _swap(ctx, b)))
 
 
+def _lu(ctx: Ctx, x: Value, **_: Any) -> list[Value]:
+    """The registry op is lax's (factors, pivots, permutation), for square matrices."""
+    m, n = ctx.spec(x).shape[-2:]
+    if m != n:
+        raise Unmapped("the LU factorization of a non-square matrix")
+    return ctx.emit_all("lu", x)
+
+
+def _pivots_to_permutation(ctx: Ctx, pivots: Value, *, permutation_size: int, **_: Any
+                           ) -> Value:
+    """The order that applying the pivots' row swaps one after another makes of
+    0..m-1 (`lu_solve`): per pivot, one select between its two positions."""
+    spec = ctx.spec(pivots)
+    lead, k, m = list(spec.shape[:-1]), spec.shape[-1], int(permutation_size)
+    axis = len(lead)
+    position = ctx.const(np.arange(m, dtype=spec.dtype), spec.dtype)
+    order = ctx.emit("broadcast_to", position, shape=[*lead, m])
+
+    def column(x: Value, i: int) -> Value:
+        return ctx.emit("slice", x, start=[0] * axis + [i], stop=[*lead, i + 1],
+                        step=[1] * (axis + 1))
+    for i in range(k):
+        p = column(pivots, i)
+        here = ctx.emit("equal", position, ctx.const(i, spec.dtype))
+        there = ctx.emit("equal", position, p)
+        order = ctx.emit("where", here, ctx.emit("take_along_axis", order, p, axis=axis),
+                         ctx.emit("where", there, column(order, i), order))
+    return order
+
+
 LINALG: dict[str, Rule] = {"svd": _svd, "eigh": _eigh, "qr": _qr, "cholesky": _cholesky,
+                           "lu": _lu, "lu_pivots_to_permutation": _pivots_to_permutation,
                            "custom_linear_solve": _linear_solve,
                            "triangular_solve": _triangular_solve}
 """Factorizing lax primitive name -> rule."""

@@ -101,9 +101,14 @@ def test_matches_jax(name, target):
 
 
 SOLVES = {
-    "solve": lambda a, b: jnp.linalg.solve(a, b),
-    "solve a vector": lambda a, b: jnp.linalg.solve(a, b[:, 0]),
-    "inv": lambda a, b: jnp.linalg.inv(a) @ b,
+    "solve": (lambda a, b: jnp.linalg.solve(a, b), (4, 4), (4, 3)),
+    "solve a vector": (lambda a, b: jnp.linalg.solve(a, b[:, 0]), (4, 4), (4, 3)),
+    "inv": (lambda a, b: jnp.linalg.inv(a) @ b, (4, 4), (4, 3)),
+    "solve a batch": (lambda a, b: jnp.linalg.solve(a, b), (2, 4, 4), (2, 4, 3)),
+    "inv of a batch": (lambda a, b: jnp.linalg.inv(a) @ b, (2, 3, 4, 4), (4, 3)),
+    "vmap of vector solves": (jax.vmap(jnp.linalg.solve), (2, 4, 4), (2, 4)),
+    "vmap of solves along rows": (jax.vmap(lambda a, b: jnp.linalg.solve(a, b.T)), (2, 4, 4),
+                                  (2, 3, 4)),
 }
 
 
@@ -111,28 +116,56 @@ SOLVES = {
 @pytest.mark.parametrize("target", TARGETS)
 def test_linear_solves_import_as_the_registry_solve(name, target):
     """`jnp.linalg.solve`/`inv` stage `lax.custom_linear_solve` with JAX's LU solver
-    passed in: the importer reads the matrix off its `matvec` and never imports the LU."""
+    passed in: the importer reads the matrix off its `matvec` (batched under `vmap` or
+    in a stack) and never imports the LU."""
     rng = np.random.default_rng(5)
-    a = (rng.standard_normal((4, 4)) + 4 * np.eye(4)).astype(np.float32)
-    b = rng.standard_normal((4, 3)).astype(np.float32)
-    fn = SOLVES[name]
+    fn, sa, sb = SOLVES[name]
+    a = (rng.standard_normal(sa) + 4 * np.eye(sa[-1])).astype(np.float32)
+    b = rng.standard_normal(sb).astype(np.float32)
     module = ivy_ir.trace(fn, (a, b), source="jax")
     assert "lu" not in {op.name.removeprefix("ivy.") for op in module.entry.walk()}
     got = _np(ivy_ir.compile(module, target=target)(a, b))
     np.testing.assert_allclose(got, np.asarray(jax.jit(fn)(a, b)), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("name, fn", [
-    ("a batch of matrices", jax.vmap(jnp.linalg.solve)),
-    ("a solve's gradient", jax.grad(lambda a, b: jnp.linalg.solve(a, b).sum()))])
-def test_other_linear_solves_are_reported(name, fn):
-    """A `matvec` with batch dims (`vmap`) or applying the matrix from the right (the
-    transposed solve of a gradient) is not read yet: reported, never guessed."""
-    a = np.tile(np.eye(3, dtype=np.float32), (2, 1, 1)) * 2
-    b = np.ones((2, 3), np.float32)
-    args = (a, b) if name.startswith("a batch") else (a[0], b[0])
+def test_a_solves_gradient_is_reported():
+    """A `matvec` applying the matrix from the right (the transposed solve of a
+    gradient) is not read yet: reported, never guessed."""
+    fn = jax.grad(lambda a, b: jnp.linalg.solve(a, b).sum())
+    a, b = np.eye(3, dtype=np.float32) * 2, np.ones(3, np.float32)
     with pytest.raises(ivy_ir.UnsupportedOpsError, match="custom_linear_solve"):
-        ivy_ir.trace(fn, args, source="jax")
+        ivy_ir.trace(fn, (a, b), source="jax")
+
+
+FACTORED = {
+    "det": lambda a: jnp.linalg.det(a),
+    "slogdet": lambda a: jnp.linalg.slogdet(a),
+    "lu_factor": lambda a: jax.scipy.linalg.lu_factor(a),
+    "lu": lambda a: jax.scipy.linalg.lu(a),
+    "lu_solve": lambda a: jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(a),
+                                                    jnp.arange(4.0, dtype=a.dtype)),
+    "lax.linalg.lu": lambda a: jax.lax.linalg.lu(a),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FACTORED))
+def test_lu_factorizations_import_onto_the_registry_lu(name):
+    """XLA's `lu` (getrf), behind det, slogdet and scipy's LU functions, is the registry
+    op: the same pivots on every target, and a singular matrix's determinant 0, not an
+    error (TF's own tf.linalg.lu refuses it)."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((4, 4)).astype(np.float32)
+    singular = np.array([[1, 2, 3, 4], [2, 4, 6, 8], [0, 1, 0, 1], [1, 1, 1, 1]], np.float32)
+    fn = FACTORED[name]
+    for x in (a, singular) if name in ("det", "slogdet", "lu_factor") else (a,):
+        want = [np.asarray(w) for w in jax.tree_util.tree_leaves(jax.jit(fn)(x))]
+        module = ivy_ir.trace(fn, (x,), source="jax")
+        assert "lu" in {op.name.removeprefix("ivy.") for op in module.entry.walk()}
+        for target in TARGETS:
+            got = jax.tree_util.tree_leaves(ivy_ir.compile(module, target=target)(x))
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_allclose(_np(g), w, rtol=1e-4, atol=1e-5,
+                                           err_msg=f"{target} {name}")
 
 
 TRIANGULAR = {
