@@ -19,6 +19,7 @@ import numpy as np
 
 from .common import Rule, Unmapped
 from .jax_ctx import Ctx, Value
+from .lu_results import pivots_to_permutation
 
 
 def _swap(ctx: Ctx, x: Value) -> Value:
@@ -145,24 +146,7 @@ def _lu(ctx: Ctx, x: Value, **_: Any) -> list[Value]:
 
 def _pivots_to_permutation(ctx: Ctx, pivots: Value, *, permutation_size: int, **_: Any
                            ) -> Value:
-    """The order that applying the pivots' row swaps one after another makes of
-    0..m-1 (`lu_solve`): per pivot, one select between its two positions."""
-    spec = ctx.spec(pivots)
-    lead, k, m = list(spec.shape[:-1]), spec.shape[-1], int(permutation_size)
-    axis = len(lead)
-    position = ctx.const(np.arange(m, dtype=spec.dtype), spec.dtype)
-    order = ctx.emit("broadcast_to", position, shape=[*lead, m])
-
-    def column(x: Value, i: int) -> Value:
-        return ctx.emit("slice", x, start=[0] * axis + [i], stop=[*lead, i + 1],
-                        step=[1] * (axis + 1))
-    for i in range(k):
-        p = column(pivots, i)
-        here = ctx.emit("equal", position, ctx.const(i, spec.dtype))
-        there = ctx.emit("equal", position, p)
-        order = ctx.emit("where", here, ctx.emit("take_along_axis", order, p, axis=axis),
-                         ctx.emit("where", there, column(order, i), order))
-    return order
+    return pivots_to_permutation(ctx, pivots, int(permutation_size))
 
 
 LINALG: dict[str, Rule] = {"svd": _svd, "eigh": _eigh, "qr": _qr, "cholesky": _cholesky,

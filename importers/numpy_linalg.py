@@ -19,6 +19,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from .common import Rule, Unmapped, spec_of
+from .lu_results import slogdet
 from .numpy_array import NpArray
 from .numpy_context import Call, axes_of, on_identities
 
@@ -173,11 +174,19 @@ def _eigh(c: Call, a: Any, UPLO: str = "L") -> tuple[NpArray, ...]:
     return _results(c, c.emit_all("eigh", c.val(a)))
 
 
+@on_identities
+def _slogdet(c: Call, a: Any) -> tuple[NpArray, ...]:
+    """(sign, logabsdet) from the registry's LU (`lu_results.slogdet`)."""
+    factors, pivots, _order = c.emit_all("lu", c.val(a))
+    return _results(c, list(slogdet(c, factors, pivots)))
+
+
 LINALG: dict[str, Rule] = {
     "dot": _dot, "vdot": _vdot, "inner": _inner, "outer": _outer, "tensordot": _tensordot,
     "einsum": _einsum, "linalg.multi_dot": _multi_dot, "linalg.norm": _norm,
     "linalg.vector_norm": _vector_norm, "linalg.matrix_norm": _matrix_norm_fn,
     "linalg.inv": _inv, "linalg.det": _inv, "linalg.cholesky": _cholesky,
     "linalg.solve": _solve, "linalg.qr": _qr, "linalg.svd": _svd, "linalg.eigh": _eigh,
+    "linalg.slogdet": _slogdet,
 }
 """NumPy function name -> its rule (see `numpy_context`)."""

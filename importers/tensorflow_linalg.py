@@ -1,4 +1,5 @@
-"""TF linear-algebra ops -> ivy ops: decompositions and solvers.
+"""TF linear-algebra ops -> ivy ops: decompositions (Lu and the log-determinant from
+it) and solvers.
 
 `adjoint` asks for the conjugate transpose of the matrix operand; for the real dtypes
 the registry ops take, that is the transpose of the last two axes. The factorizations
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .common import Rule, Unmapped
+from .lu_results import slogdet
 from .tensorflow_ctx import Ctx
 
 
@@ -49,7 +51,47 @@ def _eigh(c: Ctx, x: Any, *, compute_v: bool = True, **_: Any) -> list[Any]:
     return [w, v if compute_v else _skipped(c, 1)]
 
 
+def _lu(c: Ctx, x: Any, **_: Any) -> list[Any]:
+    """(lu, p): the registry's factors, and its permutation in TF's index dtype."""
+    x = _matrix(c, x, False)
+    m, n = c.spec(x).shape[-2:]
+    if m != n:
+        raise Unmapped("LU of a non-square matrix")
+    factors, _pivots, order = c.emit_all("lu", x)
+    return [factors, c.cast(order, c.outs[1].dtype)]
+
+
+def _log_determinant(c: Ctx, x: Any, **_: Any) -> list[Any]:
+    factors, pivots, _order = c.emit_all("lu", _matrix(c, x, False))
+    return list(slogdet(c, factors, pivots))
+
+
+def _triangular_solve(c: Ctx, a: Any, b: Any, *, lower: bool = True, adjoint: bool = False,
+                      **_: Any) -> Any:
+    """TF reads only the triangle that `lower` names (the diagonal included)."""
+    a = c.emit("tril" if lower else "triu", _matrix(c, a, False))
+    return c.emit("solve", _swap(c, a) if adjoint else a, _matrix(c, b, False))
+
+
+def _set_diagonal(c: Ctx, x: Any, diagonal: Any, k: Any, **_: Any) -> Any:
+    """The main diagonal replaced (tf.linalg.set_diag's default band)."""
+    band = c.known(k)
+    if band is None or np.any(band != 0):
+        raise Unmapped("a diagonal other than the main one")
+    x, spec = c.operand(x), c.spec(c.operand(x))
+    m, n = spec.shape[-2:]
+    eye = c.const(np.eye(m, n, dtype=bool), "bool")
+    spread = c.emit("expand_dims", c.operand(diagonal), axis=[spec.rank - 2])
+    return c.emit("where", eye, spread, x)
+
+
 LINALG: dict[str, Rule] = {
+    "Lu": _lu,
+    "LogMatrixDeterminant": _log_determinant,
+    "MatrixTriangularSolve": _triangular_solve,
+    "MatrixSetDiagV3": _set_diagonal,
+    "InvertPermutation": lambda c, x, **_: c.cast(c.emit("argsort", c.operand(x)),
+                                                  c.spec(c.operand(x)).dtype),
     "Cholesky": lambda c, x, **_: c.emit("cholesky", _matrix(c, x, False)),
     "MatrixInverse": lambda c, x, *, adjoint=False, **_: c.emit("inv", _matrix(c, x, adjoint)),
     "MatrixDeterminant": lambda c, x, **_: c.emit("det", _matrix(c, x, False)),

@@ -1,5 +1,6 @@
-"""ATen factorizations onto the registry's `svd`, `eigh` and `qr`, and the `_ex` forms
-of solve, inverse, determinant and Cholesky (`torch.linalg.solve` decomposes to them).
+"""ATen factorizations onto the registry's `svd`, `eigh`, `qr` and `lu` (with what torch
+derives from LU: slogdet, logdet, lu_solve), and the `_ex` forms of solve, inverse,
+determinant and Cholesky (`torch.linalg.solve` decomposes to them).
 
 The registry ops have one meaning on every target (ops.spec): singular and eigen
 vectors signed so that their largest-magnitude component is positive, which is not
@@ -21,6 +22,7 @@ from xdsl.ir import SSAValue
 from ivy_ir.dialect.types import FLOATS
 
 from .common import Rule, Unmapped, spec_of
+from .lu_results import pivots_to_permutation, rows_of, slogdet, solve_factored, triangles
 from .torch_ctx import Ctx
 
 
@@ -85,7 +87,46 @@ def _solve_ex(c: Ctx, a: SSAValue, b: SSAValue, *, left: bool = True, **_: Any
     return [x, None, None, _info(c, a)]
 
 
+def _lu(c: Ctx, a: SSAValue, pivot: bool = True) -> list[SSAValue]:
+    """The registry's lu (square matrices, with pivoting): torch counts pivots from 1."""
+    m, n = spec_of(_matrix(a)).shape[-2:]
+    if not pivot or m != n:
+        raise Unmapped("LU without pivoting" if not pivot else "LU of a non-square matrix")
+    return c.emit_all("lu", a)
+
+
+def _lu_factor_ex(c: Ctx, a: SSAValue, *, pivot: bool = True, **_: Any) -> list[SSAValue]:
+    factors, pivots, _order = _lu(c, a, pivot)
+    return [factors, c.emit("add", pivots, c.const(1, "int32")), _info(c, a)]
+
+
+def _lu_unpacked(c: Ctx, a: SSAValue, *, pivot: bool = True) -> list[SSAValue]:
+    """(P, L, U) with A = P L U."""
+    factors, _pivots, order = _lu(c, a, pivot)
+    return [rows_of(c, order, spec_of(a).dtype), *triangles(c, factors)]
+
+
+def _slogdet(c: Ctx, a: SSAValue) -> list[SSAValue]:
+    """(sign, log |det|, LU, pivots): `slogdet` and `logdet` both decompose to it."""
+    factors, pivots, _order = _lu(c, a)
+    return [*slogdet(c, factors, pivots), factors, c.emit("add", pivots, c.const(1, "int32"))]
+
+
+def _lu_solve(c: Ctx, factors: SSAValue, pivots: SSAValue, b: SSAValue, *, left: bool = True,
+              adjoint: bool = False) -> SSAValue:
+    """A X = B (X A = B when not `left`; A^H with `adjoint`) for A given by its factors."""
+    order = pivots_to_permutation(c, c.emit("subtract", pivots, c.const(1, "int32")),
+                                  spec_of(factors).shape[-1])
+    if left:
+        return solve_factored(c, factors, order, b, transposed=adjoint)
+    return _swap(c, solve_factored(c, factors, order, _swap(c, b), transposed=not adjoint))
+
+
 LINALG: dict[str, Rule] = {
+    "linalg_lu_factor_ex.default": _lu_factor_ex,
+    "linalg_lu.default": _lu_unpacked,
+    "_linalg_slogdet.default": _slogdet,
+    "linalg_lu_solve.default": _lu_solve,
     "_linalg_solve_ex.default": _solve_ex,
     "linalg_inv_ex.default": lambda c, a, **_: [c.emit("inv", _matrix(a)), _info(c, a)],
     "_linalg_det.default": lambda c, a, **_: [c.emit("det", _matrix(a)), None, None],

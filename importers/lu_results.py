@@ -1,0 +1,87 @@
+"""What the sources derive from an LU factorization (the registry's `lu`: factors,
+0-based pivots, permutation), written once over the `ImportContext` every importer has:
+the permutation that a pivot sequence makes, the permutation matrix, the triangles,
+`slogdet` and a solve with given factors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .common import ImportContext
+
+
+def _column(ctx: ImportContext, x: Any, i: int) -> Any:
+    """x[..., i:i + 1]."""
+    lead = list(ctx.spec(x).shape[:-1])
+    return ctx.emit("slice", x, start=[0] * len(lead) + [i], stop=[*lead, i + 1],
+                    step=[1] * (len(lead) + 1))
+
+
+def pivots_to_permutation(ctx: ImportContext, pivots: Any, size: int) -> Any:
+    """The order that applying the pivots' row swaps one after another makes of
+    0..size-1 (pivots 0-based): per pivot, one select between its two positions."""
+    spec = ctx.spec(pivots)
+    axis = spec.rank - 1
+    position = ctx.const(np.arange(size, dtype=spec.dtype), spec.dtype)
+    order = ctx.emit("broadcast_to", position, shape=[*spec.shape[:-1], size])
+    for i in range(spec.shape[-1]):
+        p = _column(ctx, pivots, i)
+        order = ctx.emit("where", ctx.emit("equal", position, ctx.const(i, spec.dtype)),
+                         ctx.emit("take_along_axis", order, p, axis=axis),
+                         ctx.emit("where", ctx.emit("equal", position, p),
+                                  _column(ctx, order, i), order))
+    return order
+
+
+def rows_of(ctx: ImportContext, permutation: Any, dtype: str) -> Any:
+    """The permutation matrix p with x = p l u (p[j, i] = 1 where permutation[i] = j)."""
+    spec = ctx.spec(permutation)
+    n = spec.shape[-1]
+    hit = ctx.emit("equal", ctx.emit("expand_dims", permutation, axis=[spec.rank]),
+                   ctx.const(np.arange(n, dtype=spec.dtype), spec.dtype))
+    return swap(ctx, ctx.emit("astype", hit, dtype=dtype))
+
+
+def swap(ctx: ImportContext, x: Any) -> Any:
+    rank = ctx.spec(x).rank
+    return ctx.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
+
+
+def triangles(ctx: ImportContext, factors: Any) -> tuple[Any, Any]:
+    """(l, u): the unit lower triangle and the upper one of packed factors."""
+    spec = ctx.spec(factors)
+    eye = ctx.const(np.eye(spec.shape[-1], dtype=bool), "bool")
+    low = ctx.emit("where", eye, ctx.const(1, spec.dtype), ctx.emit("tril", factors, k=-1))
+    return low, ctx.emit("triu", factors, k=0)
+
+
+def slogdet(ctx: ImportContext, factors: Any, pivots: Any) -> tuple[Any, Any]:
+    """(sign, log |det|) of x from its factors: u's diagonal, and the parity of the row
+    swaps (a pivot that is not its own step); a singular x gives (0, -inf)."""
+    spec, index = ctx.spec(factors), ctx.spec(pivots)
+    diagonal = ctx.emit("diagonal", factors, offset=0, axis1=spec.rank - 2, axis2=spec.rank - 1)
+    log_abs = ctx.emit("sum", ctx.emit("log", ctx.emit("abs", diagonal)), axis=[spec.rank - 2])
+    steps = ctx.const(np.arange(index.shape[-1], dtype=index.dtype), index.dtype)
+    swapped = ctx.emit("astype", ctx.emit("not_equal", pivots, steps), dtype=spec.dtype)
+    odd = ctx.emit("remainder", ctx.emit("sum", swapped, axis=[index.rank - 1]),
+                   ctx.const(2, spec.dtype))
+    parity = ctx.emit("subtract", ctx.const(1, spec.dtype),
+                      ctx.emit("multiply", odd, ctx.const(2, spec.dtype)))
+    sign = ctx.emit("multiply", ctx.emit("prod", ctx.emit("sign", diagonal),
+                                         axis=[spec.rank - 2]), parity)
+    return sign, log_abs
+
+
+def solve_factored(ctx: ImportContext, factors: Any, permutation: Any, b: Any,
+                   transposed: bool = False) -> Any:
+    """x with a x = b (a^T x = b if `transposed`), a = p l u given by its factors; b a
+    stack of matrices (..., n, k)."""
+    low, up = triangles(ctx, factors)
+    rows = rows_of(ctx, permutation, ctx.spec(factors).dtype)
+    if transposed:  # a^T = u^T l^T p^T
+        y = ctx.emit("solve", swap(ctx, low), ctx.emit("solve", swap(ctx, up), b))
+        return ctx.emit("matmul", rows, y)
+    y = ctx.emit("matmul", swap(ctx, rows), b)
+    return ctx.emit("solve", up, ctx.emit("solve", low, y))
