@@ -15,6 +15,8 @@ from ivy_ir.core.decompose_scans import logaddexp
 
 from . import ops as O  # noqa: N812 (the registry ops, as `F` elsewhere)
 from .composites_fft import FFT_COMPOSITES
+from .composites_linalg import LINALG_COMPOSITES
+from .dtypes import dtype_name
 
 
 def _perm_moving(ndim: int, source: list[int], destination: list[int]) -> list[int]:
@@ -154,6 +156,26 @@ def hypot(x1: Any, x2: Any) -> Any:
     return O.where(inf, O.full_like(big, fill_value=float("inf")), out)
 
 
+def count_nonzero(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    axes = list(range(x.ndim)) if axis is None else [axis] if isinstance(axis, int) \
+        else list(axis)
+    nonzero = O.astype(O.not_equal(x, O.zeros_like(x)), dtype="int64")
+    return O.sum(nonzero, axis=[a % x.ndim for a in axes], keepdims=keepdims)
+
+
+def asarray(obj: Any, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
+    """A traced array is already one: cast where a dtype is asked for."""
+    if not hasattr(obj, "dtype"):
+        raise TypeError("ivy.asarray of a nested sequence holding traced arrays cannot be "
+                        "traced: use ivy.stack")
+    return obj if dtype is None else O.astype(obj, dtype=dtype_name(dtype) or str(dtype))
+
+
+def empty_like(x: Any, dtype: Any = None, device: Any = None) -> Any:
+    """Zeros: the standard leaves the values unspecified."""
+    return O.zeros_like(x, dtype=None if dtype is None else dtype_name(dtype) or str(dtype))
+
+
 def scatter_nd(indices: Any, updates: Any, shape: Any) -> Any:
     """The 2021 form: `updates` scattered into zeros of `shape`."""
     base = O.zeros(shape=list(shape), dtype=updates.dtype)
@@ -168,7 +190,8 @@ COMPOSITES: dict[str, Callable[..., Any]] = {
     "cumulative_sum": cumulative_sum,
     "cumulative_prod": cumulative_prod, "diff": diff, "meshgrid": meshgrid,
     "linalg.trace": trace, "signbit": signbit, "copysign": copysign, "hypot": hypot,
-    "logaddexp": logaddexp,
-    **FFT_COMPOSITES,
+    "logaddexp": logaddexp, "count_nonzero": count_nonzero, "asarray": asarray,
+    "empty_like": empty_like,
+    **FFT_COMPOSITES, **LINALG_COMPOSITES,
 }
 """Facade name -> its composition (called with the bound arguments by name)."""

@@ -15,6 +15,25 @@ EDGES = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 1e30], np.float32).repeat(
     2, 3, 4) * np.where(np.arange(24).reshape(2, 3, 4) % 2, 1, -1).astype(np.float32)
 """Infinities, NaN of both signs, zeros of both signs and huge values, for the functions
 whose special cases a composition has to keep."""
+SPD = (np.eye(3) * 40).astype(np.float32)
+R = (np.random.default_rng(8).standard_normal((2, 3, 4)) * 3).astype(np.float32)
+"""Added to X (whose rows are an arithmetic grid: rank 2) for full-rank matrices."""
+
+
+def _rank_one(a):
+    """A 3 x 4 matrix of rank 1 per stack entry: a column times a row."""
+    return ivy.matmul(ivy.add(a, R)[:, :, :1], ivy.add(a, R)[:, :1, :])
+
+
+def _symmetric(a):
+    """A symmetric 3 x 3 stack from X (eigvalsh reads one triangle; the standard asks for
+    symmetric input)."""
+    b = a[:, :, :3]
+    return ivy.add(b, ivy.matrix_transpose(b))
+
+
+LINALG_RTOL = 2e-5
+"""The singular-value functions on JAX: XLA's float32 SVD is a few units off LAPACK's."""
 
 CASES = {
     "matrix_transpose": lambda a: ivy.matrix_transpose(a),
@@ -35,6 +54,23 @@ CASES = {
     "copysign": lambda a: ivy.copysign(a, ivy.multiply(a[::-1], EDGES)),
     "hypot": lambda a: ivy.hypot(ivy.multiply(a, EDGES), a[::-1]),
     "logaddexp": lambda a: ivy.logaddexp(ivy.multiply(a, EDGES), a[::-1]),
+    "count_nonzero": lambda a: ivy.count_nonzero(ivy.multiply(a, EDGES), axis=(0, 2)),
+    "count_nonzero-all": lambda a: ivy.count_nonzero(ivy.round(ivy.divide(a, 4)),
+                                                     keepdims=True),
+    "asarray": lambda a: ivy.asarray(a, dtype=ivy.float64),
+    "empty_like": lambda a: ivy.multiply(ivy.empty_like(a, dtype=ivy.int32), 0),
+    "linalg.svdvals": lambda a: ivy.linalg.svdvals(ivy.add(a, R)),
+    "linalg.eigvalsh": lambda a: ivy.linalg.eigvalsh(ivy.add(SPD, _symmetric(a))),
+    "linalg.matrix_rank": lambda a: ivy.linalg.matrix_rank(_rank_one(a)),
+    "linalg.matrix_rank-rtol": lambda a: ivy.linalg.matrix_rank(ivy.add(a, R), rtol=0.3),
+    "linalg.pinv": lambda a: ivy.linalg.pinv(ivy.add(a, R)),
+    "linalg.pinv-rank-deficient": lambda a: ivy.linalg.pinv(_rank_one(a), rtol=1e-3),
+    "linalg.matrix_power-5": lambda a: ivy.linalg.matrix_power(ivy.divide(a[:, :, :3], 9), 5),
+    "linalg.matrix_power-0": lambda a: ivy.linalg.matrix_power(a[:, :, :3], 0),
+    "linalg.matrix_power--2": lambda a: ivy.linalg.matrix_power(ivy.add(SPD, _symmetric(a)),
+                                                                -2),
+    "linalg.cross": lambda a: ivy.linalg.cross(a[:, :, :3], a[0, :, 1:]),
+    "linalg.cross-axis": lambda a: ivy.linalg.cross(a[:, :, :3], a[:, :, 1:], axis=1),
 }
 
 
@@ -49,7 +85,8 @@ def test_composite_matches_the_native_function(name, target):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert np.asarray(g).dtype == np.asarray(w).dtype, name
-        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-6, err_msg=name)
+        rtol = LINALG_RTOL if name.startswith(("linalg.svdvals", "linalg.pinv")) else 1e-6
+        np.testing.assert_allclose(np.asarray(g), w, rtol=rtol, atol=1e-7, err_msg=name)
 
 
 @pytest.mark.parametrize("name", ["nonzero", "unique_values", "unique_counts",
@@ -60,8 +97,8 @@ def test_data_dependent_functions_refuse_tracing(name):
 
 
 def test_functions_without_ops_say_so_when_traced():
-    with pytest.raises(TypeError, match="ivy.linalg.pinv has no op in the ivy dialect yet"):
-        ivy_ir.trace(lambda a: ivy.linalg.pinv(a), (X,))
+    with pytest.raises(TypeError, match="ivy.to_numpy has no op in the ivy dialect yet"):
+        ivy_ir.trace(lambda a: ivy.to_numpy(a), (X,))
 
 
 def test_searchsorted_traces_to_its_op_and_refuses_a_sorter():
