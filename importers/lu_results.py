@@ -1,7 +1,7 @@
 """What the sources derive from an LU factorization (the registry's `lu`: factors,
 0-based pivots, permutation), written once over the `ImportContext` every importer has:
-the permutation that a pivot sequence makes, the permutation matrix, the triangles,
-`slogdet` and a solve with given factors."""
+the permutation that a pivot sequence makes, the permutation matrix, the triangles and
+a solve with given factors (`slogdet` is a registry op of its own)."""
 
 from __future__ import annotations
 
@@ -55,23 +55,6 @@ def triangles(ctx: ImportContext, factors: Any) -> tuple[Any, Any]:
     eye = ctx.const(np.eye(spec.shape[-1], dtype=bool), "bool")
     low = ctx.emit("where", eye, ctx.const(1, spec.dtype), ctx.emit("tril", factors, k=-1))
     return low, ctx.emit("triu", factors, k=0)
-
-
-def slogdet(ctx: ImportContext, factors: Any, pivots: Any) -> tuple[Any, Any]:
-    """(sign, log |det|) of x from its factors: u's diagonal, and the parity of the row
-    swaps (a pivot that is not its own step); a singular x gives (0, -inf)."""
-    spec, index = ctx.spec(factors), ctx.spec(pivots)
-    diagonal = ctx.emit("diagonal", factors, offset=0, axis1=spec.rank - 2, axis2=spec.rank - 1)
-    log_abs = ctx.emit("sum", ctx.emit("log", ctx.emit("abs", diagonal)), axis=[spec.rank - 2])
-    steps = ctx.const(np.arange(index.shape[-1], dtype=index.dtype), index.dtype)
-    swapped = ctx.emit("astype", ctx.emit("not_equal", pivots, steps), dtype=spec.dtype)
-    odd = ctx.emit("remainder", ctx.emit("sum", swapped, axis=[index.rank - 1]),
-                   ctx.const(2, spec.dtype))
-    parity = ctx.emit("subtract", ctx.const(1, spec.dtype),
-                      ctx.emit("multiply", odd, ctx.const(2, spec.dtype)))
-    sign = ctx.emit("multiply", ctx.emit("prod", ctx.emit("sign", diagonal),
-                                         axis=[spec.rank - 2]), parity)
-    return sign, log_abs
 
 
 def solve_factored(ctx: ImportContext, factors: Any, permutation: Any, b: Any,

@@ -19,7 +19,6 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from .common import Rule, Unmapped, spec_of
-from .lu_results import slogdet
 from .numpy_array import NpArray
 from .numpy_context import Call, axes_of, on_identities
 
@@ -176,9 +175,7 @@ def _eigh(c: Call, a: Any, UPLO: str = "L") -> tuple[NpArray, ...]:
 
 @on_identities
 def _slogdet(c: Call, a: Any) -> tuple[NpArray, ...]:
-    """(sign, logabsdet) from the registry's LU (`lu_results.slogdet`)."""
-    factors, pivots, _order = c.emit_all("lu", c.val(a))
-    return _results(c, list(slogdet(c, factors, pivots)))
+    return _results(c, c.emit_all("slogdet", c.val(a)))
 
 
 LINALG: dict[str, Rule] = {

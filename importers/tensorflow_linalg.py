@@ -1,5 +1,4 @@
-"""TF linear-algebra ops -> ivy ops: decompositions (Lu and the log-determinant from
-it) and solvers.
+"""TF linear-algebra ops -> ivy ops: decompositions and solvers.
 
 `adjoint` asks for the conjugate transpose of the matrix operand; for the real dtypes
 the registry ops take, that is the transpose of the last two axes. The factorizations
@@ -16,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from .common import Rule, Unmapped
-from .lu_results import slogdet
 from .tensorflow_ctx import Ctx
 
 
@@ -61,11 +59,6 @@ def _lu(c: Ctx, x: Any, **_: Any) -> list[Any]:
     return [factors, c.cast(order, c.outs[1].dtype)]
 
 
-def _log_determinant(c: Ctx, x: Any, **_: Any) -> list[Any]:
-    factors, pivots, _order = c.emit_all("lu", _matrix(c, x, False))
-    return list(slogdet(c, factors, pivots))
-
-
 def _triangular_solve(c: Ctx, a: Any, b: Any, *, lower: bool = True, adjoint: bool = False,
                       **_: Any) -> Any:
     """TF reads only the triangle that `lower` names (the diagonal included)."""
@@ -87,7 +80,7 @@ def _set_diagonal(c: Ctx, x: Any, diagonal: Any, k: Any, **_: Any) -> Any:
 
 LINALG: dict[str, Rule] = {
     "Lu": _lu,
-    "LogMatrixDeterminant": _log_determinant,
+    "LogMatrixDeterminant": lambda c, x, **_: c.emit_all("slogdet", _matrix(c, x, False)),
     "MatrixTriangularSolve": _triangular_solve,
     "MatrixSetDiagV3": _set_diagonal,
     "InvertPermutation": lambda c, x, **_: c.cast(c.emit("argsort", c.operand(x)),

@@ -22,7 +22,7 @@ from xdsl.ir import SSAValue
 from ivy_ir.dialect.types import FLOATS
 
 from .common import Rule, Unmapped, spec_of
-from .lu_results import pivots_to_permutation, rows_of, slogdet, solve_factored, triangles
+from .lu_results import pivots_to_permutation, rows_of, solve_factored, triangles
 from .torch_ctx import Ctx
 
 
@@ -109,7 +109,7 @@ def _lu_unpacked(c: Ctx, a: SSAValue, *, pivot: bool = True) -> list[SSAValue]:
 def _slogdet(c: Ctx, a: SSAValue) -> list[SSAValue]:
     """(sign, log |det|, LU, pivots): `slogdet` and `logdet` both decompose to it."""
     factors, pivots, _order = _lu(c, a)
-    return [*slogdet(c, factors, pivots), factors, c.emit("add", pivots, c.const(1, "int32"))]
+    return [*c.emit_all("slogdet", a), factors, c.emit("add", pivots, c.const(1, "int32"))]
 
 
 def _lu_solve(c: Ctx, factors: SSAValue, pivots: SSAValue, b: SSAValue, *, left: bool = True,

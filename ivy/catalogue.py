@@ -28,7 +28,7 @@ OPS: dict[str, tuple[str, dict[str, str]]] = {
     "cumulative_prod": ("cumprod", {}),
     "tensordot": ("tensordot", {}),
     **{f"linalg.{n}": (n, {}) for n in (
-        "cholesky", "inv", "det", "solve", "qr", "svd", "eigh", "matrix_norm",
+        "cholesky", "inv", "det", "slogdet", "solve", "qr", "svd", "eigh", "matrix_norm",
         "vector_norm", "diagonal", "matmul", "tensordot", "vecdot", "outer")},
 }
 """Standard functions whose registry op or attribute names differ; the rest of the

@@ -201,13 +201,15 @@ JAX_SPELLINGS = {
 BACKENDS: dict[str, Backend] = {
     "numpy": Backend("numpy", "", "np", ("numpy",), _numpy_like,
                      passthrough=True, own_spellings=NUMPY_SPELLINGS,
+                     # the standard's named result (SlogdetResult): NumPy's own function
+                     skip_rules=frozenset({"linalg.slogdet"}),
                      hands_back=lambda f, fn: isinstance(f, (numpy.ufunc, type(numpy.where)))),
     "jax": Backend("jax", "", "jnp", ("jax", "jaxlib"), _numpy_like, passthrough=True,
                    own_spellings=JAX_SPELLINGS,
                    kernels={"_default_integer": _default_integer, "_index_array": _index_array},
-                   # the standard's named results (EighResult, SVDResult), which the
-                   # target's sign-fixing kernels do not build: jax.numpy's, as on NumPy
-                   skip_rules=frozenset({"linalg.eigh", "linalg.svd"}),
+                   # the standard's named results (EighResult, SVDResult,
+                   # SlogdetResult), which the target's kernels do not build: jax.numpy's
+                   skip_rules=frozenset({"linalg.eigh", "linalg.svd", "linalg.slogdet"}),
                    compiled_kernels={"_sign": _jax_sign},
                    compile_kernel=lambda kernel: sys.modules["jax"].jit(kernel)),
     "torch": Backend("torch", "", "torch", ("torch",), _torch, own_spellings=TORCH_SPELLINGS,

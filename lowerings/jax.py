@@ -180,6 +180,7 @@ JAX_RULES: dict[str, Rule] = {
     "svd": "svd({x}, {full_matrices})",
     "eigh": "eigh({x})",
     "lu": "lax.linalg.lu({x})",
+    "slogdet": "jnp.linalg.slogdet({x})",
     # indexing and sorting
     "take": _take("x", "axis"),
     "embedding": _take("weight", None),

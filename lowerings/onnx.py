@@ -52,6 +52,7 @@ REFUSED: dict[str, str] = {
     "svd": "ONNX has no singular value decomposition",
     "eigh": "ONNX has no eigendecomposition",
     "lu": "ONNX has no LU factorization",
+    "slogdet": "ONNX has no LU factorization (its Det has no sign and log form)",
     "random_uniform": "ONNX's random operators cannot reproduce the key's stream",
     "random_normal": "ONNX's random operators cannot reproduce the key's stream",
     "nextafter": "ONNX has no operator stepping a float by one unit in the last place",
@@ -238,7 +239,9 @@ def export(module: Module, values: dict[str, np.ndarray] | None = None,
                          f"operators); got opset={opset}")
     work = module.clone()
     decompose_ops(work.op, {n for n in DECOMPOSITIONS if n not in RULES})
-    decompose_ops(work.op, COMPOSITE, only=lambda op: not _fits(op, opset))
+    # (a refused composite stays itself, so that the refusal names what the user wrote)
+    decompose_ops(work.op, COMPOSITE, only=lambda op: not _fits(op, opset)
+                  and op.SPEC.name not in REFUSED)
     check_exportable(work)
     model = Exporter(work, dict(module.params if values is None else values), opset).model()
     try:

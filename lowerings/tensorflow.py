@@ -403,6 +403,7 @@ TF_RULES: dict[str, Rule] = {
     "svd": "svd({x}, {full_matrices})",
     "eigh": "eigh({x})",
     "lu": "lu({x})",
+    "slogdet": "tf.linalg.slogdet({x})",
     # indexing and sorting
     # an empty result is zeros: TF's gather gradient fails on empty operands
     "take": lambda c: f"tf.zeros({literal(c.out.shape)}, {c.target.dtype(c.out.dtype)})"

@@ -367,6 +367,7 @@ TORCH_RULES: dict[str, Rule] = {
     "svd": _linalg(lambda c, x: f"svd({x}, {c.lit('full_matrices')})"),
     "eigh": _linalg(lambda c, x: f"eigh({x})"),
     "lu": "lu({x})",
+    "slogdet": _linalg(lambda c, x: f"torch.linalg.slogdet({x})"),
     # shape manipulation
     "reshape": "torch.reshape({x}, {out_shape})",
     "permute_dims": "torch.permute({x}, {axes})",

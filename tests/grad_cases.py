@@ -210,7 +210,7 @@ _FIX: dict[str, Any] = {
     "hardswish": _kinks([-3.0, 3.0]), "var": _spread, "std": _spread, "astype": _astype,
     "batch_norm": _batch_norm, "inv": _well_conditioned, "det": _well_conditioned,
     "solve": _well_conditioned, "cholesky": _cholesky, "eigh": _eigh, "svd": _svd,
-    "qr": _svd, "matrix_norm": _matrix_norm, "lu": _lu,
+    "qr": _svd, "matrix_norm": _matrix_norm, "lu": _lu, "slogdet": _lu,
 }
 
 

@@ -67,6 +67,7 @@ OVERRIDES: dict[str, tuple[Operands, dict[str, Any]]] = {
     "svd": (["4x3xf32"], {"full_matrices": False}),
     "eigh": (["3x3xf32"], {}),
     "lu": (["3x3xf32"], {}),
+    "slogdet": (["3x3xf32"], {}),
     "reshape": (["2x3xf32"], {"shape": [3, 2]}),
     "permute_dims": (["2x3xf32"], {"axes": [1, 0]}),
     "expand_dims": (["2x3xf32"], {"axis": [0]}),

@@ -319,16 +319,22 @@ def _eigh_check(ops, attrs, outs, tol):
 case("eigh", _square(symmetric), check=_eigh_check, tol=LINALG_TOL)
 
 
-def _lu_draw(d):
+def _shuffled_lu(d):
+    """The rows of l u shuffled, |l| <= 1/2 below its unit diagonal, |u|'s diagonal in
+    [1, 2]: every pivot is clear and the matrix well conditioned."""
     dt, batch, n = pick(d, FLOAT), shape(d, 0, 1, 1, 2), integer(d, 1, 4)
-    if boolean(d):  # anything: ties, zero columns
-        return [arr(d, dt, batch + (n, n), -5, 5)], {}
-    # the rows of l u shuffled, |l| <= 1/2 below its unit diagonal: every pivot is clear
     low = np.tril(arr(d, "float64", batch + (n, n), -0.5, 0.5), -1) + np.eye(n)
     up = np.triu(arr(d, "float64", batch + (n, n), -2, 2), 1) + \
-        np.eye(n) * arr(d, "float64", batch + (1, n), 1, 2)
+        np.eye(n) * arr(d, "float64", batch + (1, n), 1, 2) * pick(d, [-1, 1])
     rows = list(d.draw(st.permutations(range(n))))
-    return [(low @ up)[..., rows, :].astype(dt)], {}
+    return (low @ up)[..., rows, :].astype(dt)
+
+
+def _lu_draw(d):
+    if boolean(d):  # anything: ties, zero columns
+        n = integer(d, 1, 4)
+        return [arr(d, pick(d, FLOAT), shape(d, 0, 1, 1, 2) + (n, n), -5, 5)], {}
+    return [_shuffled_lu(d)], {}
 
 
 def _getrf(x):
@@ -375,3 +381,13 @@ def _lu_check(ops, attrs, outs, tol):
 
 
 case("lu", _lu_draw, check=_lu_check, tol=LINALG_TOL)
+
+
+def _slogdet_ref(x):
+    sign, logabs = np.linalg.slogdet(f64(x))
+    return [like(sign, x), like(logabs, x)]
+
+
+# (singular matrices, whose log |det| is -inf only where rounding leaves an exact 0:
+# tests/test_lu_sources.py)
+case("slogdet", lambda d: ([_shuffled_lu(d)], {}), _slogdet_ref, tol=LINALG_TOL)

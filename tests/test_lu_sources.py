@@ -76,7 +76,7 @@ def test_lu_results_match_the_source_on_every_target(source):
     fn, args, want = PROGRAMS[source]()
     assert np.prod(np.sign(np.linalg.det(A))) == -1
     module = ivy_ir.trace(fn, args, source=source)
-    assert "lu" in {op.name.removeprefix("ivy.") for op in module.entry.walk()}
+    assert {"lu", "slogdet"} & {op.name.removeprefix("ivy.") for op in module.entry.walk()}
     plain = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in args]
     for target in TARGETS:
         got = ivy_ir.compile(module, target=target)(*plain)
@@ -105,3 +105,21 @@ def test_log_determinant_gradient_is_the_inverse_transpose():
     t = torch.tensor(x, requires_grad=True)
     c(t).backward()
     np.testing.assert_allclose(t.grad.numpy(), want, rtol=1e-9)
+
+
+def test_slogdet_decomposition_matches_the_native_function():
+    """No target runs `slogdet` through its decomposition today (each has its own
+    function, and ONNX, which would decompose, has no LU): the expansion, run on the
+    NumPy target, against NumPy's own slogdet; both signs and a singular matrix."""
+    from ivy_ir.core.tracer import OPS as F
+    from ivy_ir.passes import run_pipeline
+
+    x = np.concatenate([A, SINGULAR[None]]).astype(np.float64)
+    module = ivy_ir.trace(lambda a: F.slogdet(a), (x,))
+    expanded = run_pipeline(module, "decompose")
+    ops = {op.name.removeprefix("ivy.") for op in expanded.entry.walk()}
+    assert "slogdet" not in ops and "lu" in ops
+    sign, logabs = ivy_ir.compile(expanded, target="numpy")(x)
+    want_sign, want_logabs = np.linalg.slogdet(x)
+    np.testing.assert_array_equal(sign, want_sign)
+    np.testing.assert_allclose(logabs, want_logabs, rtol=1e-12)

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from ..dialect import COMPOSITE, IvyOp, TensorSpec
@@ -234,6 +235,18 @@ def scaled_dot_product_attention(q, k, v, mask, causal, scale):
                                            float(finfo(q.dtype).min))))
     total = F.maximum(F.sum(e, axis=[-1], keepdims=True), 0.5)
     return F.matmul(F.divide(e, total), v)
+
+
+@decomposition("slogdet")
+def slogdet(x):  # u's diagonal and the parity of the row swaps (a pivot off its own row)
+    factors, pivots, _ = F.lu(x)
+    rank, n = x.ndim, x.shape[-1]
+    diagonal = F.diagonal(factors, offset=0, axis1=rank - 2, axis2=rank - 1)
+    swaps = F.sum(F.astype(F.not_equal(pivots, np.arange(n, dtype=np.int32)), dtype=x.dtype),
+                  axis=[rank - 2])
+    parity = F.subtract(1, F.multiply(F.remainder(swaps, 2), 2))
+    return [F.multiply(F.prod(F.sign(diagonal), axis=[rank - 2]), parity),
+            F.sum(F.log(F.abs(diagonal)), axis=[rank - 2])]
 
 
 def decompose_ops(root: Operation, names: frozenset[str] | set[str] = COMPOSITE,

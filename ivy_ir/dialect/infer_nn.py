@@ -197,6 +197,13 @@ def _lu(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
     return [x, index, index]
 
 
+@rule("slogdet")
+def _slogdet(ins: list[Any], a: dict[str, Any]) -> list[TensorSpec]:
+    _square(ins[0])
+    each = ins[0].with_(shape=ins[0].shape[:-2])
+    return [each, each]
+
+
 # ---- indexing and sorting ----
 
 @rule("take")

@@ -68,6 +68,10 @@ builtin.module {
     %1, %2, %3 = ivy.lu %0 : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>)
     func.return %1, %2, %3 : tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>
   }
+  func.func @slogdet(%0: tensor<3x3xf32>) -> (tensor<f32>, tensor<f32>) {
+    %1, %2 = ivy.slogdet %0 : (tensor<3x3xf32>) -> (tensor<f32>, tensor<f32>)
+    func.return %1, %2 : tensor<f32>, tensor<f32>
+  }
 }
 
 // CHECK-LABEL: func.func @matmul(%0: tensor<2x3xf32>, %1: tensor<3x4xf32>) -> tensor<2x4xf32> {
@@ -134,6 +138,10 @@ builtin.module {
 // CHECK-NEXT: %1, %2, %3 = ivy.lu %0 : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>)
 // CHECK-NEXT: func.return %1, %2, %3 : tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @slogdet(%0: tensor<3x3xf32>) -> (tensor<f32>, tensor<f32>) {
+// CHECK-NEXT: %1, %2 = ivy.slogdet %0 : (tensor<3x3xf32>) -> (tensor<f32>, tensor<f32>)
+// CHECK-NEXT: func.return %1, %2 : tensor<f32>, tensor<f32>
+// CHECK-NEXT: }
 // GENERIC: %2 = "ivy.matmul"(%0, %1) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
 // GENERIC: %2 = "ivy.tensordot"(%0, %1) <{axes_x = array<i64: 1>, axes_y = array<i64: 0>}> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
 // GENERIC: %2 = "ivy.vecdot"(%0, %1) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2xf32>
@@ -150,3 +158,4 @@ builtin.module {
 // GENERIC: %1, %2, %3 = "ivy.svd"(%0) <{full_matrices = false}> : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3x3xf32>)
 // GENERIC: %1, %2 = "ivy.eigh"(%0) : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>)
 // GENERIC: %1, %2, %3 = "ivy.lu"(%0) : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<3xi32>)
+// GENERIC: %1, %2 = "ivy.slogdet"(%0) : (tensor<3x3xf32>) -> (tensor<f32>, tensor<f32>)
