@@ -17,12 +17,20 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
 from .dtypes import result_type_names
+from .results import (  # noqa: F401 (re-exported to the spellings that build them)
+    EighResult,
+    QRResult,
+    SlogdetResult,
+    SVDResult,
+    UniqueAllResult,
+    UniqueCountsResult,
+    UniqueInverseResult,
+)
 
 
 class _Lazy:
@@ -90,15 +98,6 @@ class _TF:
 
 _SCALARS = (bool, int, float, complex)
 
-# the standard's result tuples: fields readable by name and by position
-EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-QRResult = namedtuple("QRResult", ["Q", "R"])
-SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
-SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
-UniqueAllResult = namedtuple("UniqueAllResult",
-                             ["values", "indices", "inverse_indices", "counts"])
-UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
-UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 
 
 # ---------------------------------------------------------------- arrays and dtypes

@@ -20,6 +20,7 @@ from .catalogue import CATALOGUE, IGNORED_EXTRAS, FacadeFn
 from .catalogue import bind as bind_call
 from .composites import COMPOSITES
 from .dtypes import dtype_name
+from .results import TRACED_RESULTS
 
 DATA_DEPENDENT = frozenset({"nonzero", "unique_all", "unique_counts", "unique_inverse",
                             "unique_values"})
@@ -76,7 +77,9 @@ def record(fn: FacadeFn, bound: dict[str, Any]) -> Any:
     graph = find_graph(operands) or graph_of_sizes(attrs.values())
     if graph is None:
         raise TypeError(f"ivy.{fn.name}: no traced argument")  # only reached by misuse
-    return record_bound(spec, graph, operands, attrs, group_dtype(spec, operands))
+    out = record_bound(spec, graph, operands, attrs, group_dtype(spec, operands))
+    named = TRACED_RESULTS.get(fn.name)
+    return out if named is None else named(*out)
 
 
 def function(fn: FacadeFn) -> Callable[..., Any]:

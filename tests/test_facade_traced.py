@@ -152,3 +152,16 @@ def test_numpy_set_globally_binds_numpys_own_functions_and_still_traces():
         for op in ("ivy.where", "ivy.sqrt", "ivy.abs", "ivy.round", "ivy.multiply"):
             assert op in compiled.ir, op
         np.testing.assert_allclose(compiled(x), f(x), rtol=1e-6)
+
+
+def test_factorizations_name_their_results_when_traced():
+    """The standard's named tuples (`.logabsdet`, `.eigenvalues`, `.R`, `.S`) traced as
+    eagerly (they were plain tuples)."""
+    a = (np.eye(3) * 3 + np.arange(9).reshape(3, 3) / 10).astype(np.float32)
+
+    def f(x):
+        return (ivy.linalg.slogdet(x).logabsdet,
+                ivy.linalg.eigh(ivy.add(x, ivy.matrix_transpose(x))).eigenvalues,
+                ivy.linalg.qr(x).R, ivy.linalg.svd(x).S)
+    for got, want in zip(ivy_ir.compile(f, target="numpy", args=(a,))(a), f(a), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
