@@ -94,16 +94,46 @@ def matvec_axis(matvec: Any) -> tuple[int, int] | None:
     return (axis, nb) if list(jaxpr.outvars) == [last.outvars[0]] else None
 
 
+def from_the_right(matvec: Any) -> int | None:
+    """The batch size when the `matvec` jaxpr is x A: a `dot_general` of the unknown x
+    (second input) and the matrix A (first), contracting x's last axis with A's rows
+    after shared batch axes (a transposed solve: `jax.grad` through `jnp.linalg.solve`,
+    `inv`, `slogdet`), maybe followed by an empty `reduce_sum`; else None."""
+    jaxpr = matvec.jaxpr
+    if len(jaxpr.invars) != 2 or not jaxpr.eqns or len(jaxpr.eqns) > 2:
+        return None
+    dot, *rest = jaxpr.eqns
+    if dot.primitive.name != "dot_general" or list(dot.invars) != list(jaxpr.invars)[::-1]:
+        return None
+    (contract_x, contract_a), (batch_x, batch_a) = dot.params["dimension_numbers"]
+    nb, rank = len(batch_x), len(jaxpr.invars[1].aval.shape)
+    if tuple(batch_x) != tuple(range(nb)) or tuple(batch_a) != tuple(range(nb)) or \
+            tuple(contract_x) != (rank - 1,) or tuple(contract_a) != (nb,) or \
+            len(jaxpr.invars[0].aval.shape) != nb + 2:
+        return None
+    last = dot
+    if rest:
+        last = rest[0]
+        if last.primitive.name != "reduce_sum" or tuple(last.params["axes"]) or \
+                last.invars[0] != dot.outvars[0]:
+            return None
+    return nb if list(jaxpr.outvars) == [last.outvars[0]] else None
+
+
 def _linear_solve(ctx: Ctx, *ins: Value, const_lengths: Any, jaxprs: Any, **_: Any
                   ) -> list[Value]:
     """x with matvec(x) = b, where `matvec` is a matrix A applied along one axis of x
-    (`matvec_axis`): the registry's `solve` of A and b with that axis first. JAX's own
-    solver (an LU factorization passed in as the `solve` consts) is never imported: the
-    walker leaves it dead (`jax_walk._inputs`)."""
-    found = matvec_axis(jaxprs.matvec)
+    (`matvec_axis`) or from the right (`from_the_right`: A^T along x's last axis): the
+    registry's `solve` of A and b with that axis first. JAX's own solver (an LU
+    factorization passed in as the `solve` consts) is never imported: the walker leaves
+    it dead (`jax_walk._inputs`)."""
+    found, a, b = matvec_axis(jaxprs.matvec), ins[0], ins[-1]
+    right = from_the_right(jaxprs.matvec) if found is None else None
+    if right is not None:
+        found, a = (ctx.spec(b).rank - 1, right), _swap(ctx, a)
     if found is None or const_lengths.matvec != 1 or len(ins) != sum(const_lengths) + 1:
         raise Unmapped("a linear map other than a matrix along one axis")
-    (axis, batch), a, b = found, ins[0], ins[-1]
+    axis, batch = found
     rank = ctx.spec(b).rank
     if rank > batch + 2:
         raise Unmapped("an unknown of more than two axes")

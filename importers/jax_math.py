@@ -39,7 +39,8 @@ BINARY = one_to_one(
              "bitwise_and": None, "bitwise_or": None, "bitwise_xor": None,
              "logical_and": None, "logical_or": None, "logical_xor": None,
              "maximum": None, "minimum": None, "divide": None, "floor_divide": None,
-             "remainder": None, "pow": None})
+             "remainder": None, "pow": None},
+    aliases={"add_any": "add"})  # the sum of two cotangents in a jax.grad program
 """Binary lax primitive -> registry op of the same meaning."""
 IDENTITY = ("copy", "stop_gradient", "optimization_barrier", "device_put",
             "sharding_constraint", "pvary", "reshard")

@@ -92,8 +92,16 @@ def _top_k(c: Ctx, x: Any, k: Any, **_: Any) -> list[Any]:
     return [values, c.cast(indices, c.outs[1].dtype)]
 
 
+def _l2_loss(c: Ctx, t: Any, **_: Any) -> Any:
+    """tf.nn.l2_loss: sum(t^2) / 2 over every axis."""
+    t = c.operand(t)
+    half = c.const(0.5, c.spec(t).dtype)
+    return c.emit("multiply", c.emit("sum", c.emit("square", t)), half)
+
+
 REDUCTIONS: dict[str, Rule] = {
     **{k: _reduce(v) for k, v in REDUCE.items()},
+    "L2Loss": _l2_loss,
     "EuclideanNorm": _euclidean_norm,
     "ArgMax": _arg_reduce("argmax"), "ArgMin": _arg_reduce("argmin"),
     "Cumsum": _scan("cumsum"), "Cumprod": _scan("cumprod"),

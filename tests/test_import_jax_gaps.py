@@ -128,13 +128,31 @@ def test_linear_solves_import_as_the_registry_solve(name, target):
     np.testing.assert_allclose(got, np.asarray(jax.jit(fn)(a, b)), rtol=1e-4, atol=1e-5)
 
 
-def test_a_solves_gradient_is_reported():
-    """A `matvec` applying the matrix from the right (the transposed solve of a
-    gradient) is not read yet: reported, never guessed."""
-    fn = jax.grad(lambda a, b: jnp.linalg.solve(a, b).sum())
-    a, b = np.eye(3, dtype=np.float32) * 2, np.ones(3, np.float32)
-    with pytest.raises(ivy_ir.UnsupportedOpsError, match="custom_linear_solve"):
-        ivy_ir.trace(fn, (a, b), source="jax")
+GRADIENTS = {
+    "solve": jax.grad(lambda a, b: (jnp.linalg.solve(a, b) ** 2).sum(), argnums=(0, 1)),
+    "solve vectors": jax.grad(lambda a, b: jnp.sin(jax.vmap(jnp.linalg.solve)(
+        a, b[..., 0])).sum(), argnums=(0, 1)),
+    "inv": jax.grad(lambda a, b: (jnp.linalg.inv(a) @ b).sum()),
+    "slogdet": jax.grad(lambda a, b: jnp.linalg.slogdet(a)[1].sum()),
+    "det": jax.grad(lambda a, b: jnp.linalg.det(a).sum()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENTS))
+def test_gradients_through_solves_and_determinants_import(name):
+    """`jax.grad` through `jnp.linalg.solve`/`inv`/`slogdet`/`det` stages the transposed
+    solve (a `custom_linear_solve` whose `matvec` applies the matrix from the right) and
+    sums cotangents with `add_any`: imported, against `jax.jit` on every target."""
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((2, 4, 4)) + 4 * np.eye(4)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    fn = GRADIENTS[name]
+    want = [np.asarray(w) for w in jax.tree_util.tree_leaves(jax.jit(fn)(a, b))]
+    module = ivy_ir.trace(fn, (a, b), source="jax")
+    for target in TARGETS:
+        got = jax.tree_util.tree_leaves(ivy_ir.compile(module, target=target)(a, b))
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(_np(g), w, rtol=2e-4, atol=2e-5, err_msg=target)
 
 
 FACTORED = {

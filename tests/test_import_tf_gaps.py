@@ -144,6 +144,7 @@ LINALG = {
     "determinant": lambda x: tf.linalg.det(_spd(x)),
     "solve": lambda x: tf.linalg.solve(_spd(x) + x, x[..., :3]),
     "solve-adjoint": lambda x: tf.linalg.solve(_spd(x) + x, x, adjoint=True),
+    "l2_loss and global_norm": lambda x: tf.linalg.global_norm([x, tf.nn.l2_loss(x) * x]),
 }
 
 
