@@ -35,6 +35,7 @@ from ivy_ir.core.locations import identifier
 from ivy_ir.core.module import DIMS, UPDATE, Module
 from ivy_ir.core.resample import resample_taps
 from ivy_ir.core.rules import PLAIN_ELEMENTWISE
+from ivy_ir.core.tracer import Tracer
 from ivy_ir.dialect import SPECS, TensorSpec
 from ivy_ir.dialect.symbolic import SymDim
 from ivy_ir.dialect.types import dtype_name, numpy_dtype
@@ -257,6 +258,16 @@ def size_value(ctx: ImportContext, size: int | SymDim, dtype: str = "int64") -> 
         return ctx.const(size, dtype)
     point = ctx.emit("arange", start=size, stop=size + 1, dtype=dtype)
     return ctx.emit("reshape", point, shape=[])
+
+
+def traced(graph: Graph, fn: Callable[..., Any], *operands: Any, **attrs: Any) -> Any:
+    """`fn` (a composition over the recording ops, `ivy_ir.core`) applied to imported
+    values: each SSA value a tracer of the builder's `graph`, the result's tracers their
+    values again (one, or a list)."""
+    out = fn(*(Tracer(v, graph) if isinstance(v, SSAValue) else v for v in operands), **attrs)
+    if isinstance(out, (list, tuple)):
+        return [o.value for o in out]
+    return out.value
 
 
 def spec_of(value: SSAValue) -> TensorSpec:

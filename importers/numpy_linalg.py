@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
-from .common import Rule, Unmapped, spec_of
+from ivy_ir.core import linalg_compositions as LC
+
+from .common import Rule, Unmapped, spec_of, traced
 from .numpy_array import NpArray
 from .numpy_context import Call, axes_of, on_identities
 
@@ -178,12 +180,72 @@ def _slogdet(c: Call, a: Any) -> tuple[NpArray, ...]:
     return _results(c, c.emit_all("slogdet", c.val(a)))
 
 
+def _composed(fn: Any, c: Call, *operands: Any, **attrs: Any) -> NpArray:
+    """A composition of `ivy_ir.core.linalg_compositions` on the operands (each in its
+    own dtype), its result in NumPy's."""
+    values = [c.val(a, a.dtype) if hasattr(a, "dtype") else a for a in operands]
+    return c.new(traced(c.s.builder.graph, fn, *values, **attrs))
+
+
+def _tolerance(rcond: Any, rtol: Any) -> Any:
+    if rcond is not None and rtol is not None:
+        raise Unmapped("both rcond and rtol")
+    return rcond if rtol is None else rtol
+
+
+@on_identities
+def _pinv(c: Call, a: Any, rcond: Any = None, hermitian: bool = False, *,
+          rtol: Any = None) -> NpArray:
+    if hermitian:
+        raise Unmapped("hermitian")
+    return _composed(LC.pinv, c, a, rtol=_tolerance(rcond, rtol))
+
+
+@on_identities
+def _matrix_rank(c: Call, A: Any, tol: Any = None, hermitian: bool = False, *,  # noqa: N803
+                 rtol: Any = None) -> NpArray:
+    if tol is not None or hermitian:
+        raise Unmapped("an absolute tolerance" if tol is not None else "hermitian")
+    return _composed(LC.matrix_rank, c, A, rtol=rtol)
+
+
+@on_identities
+def _eigvalsh(c: Call, a: Any, UPLO: str = "L") -> NpArray:  # noqa: N803
+    if UPLO != "L":
+        raise Unmapped("UPLO")
+    return _composed(LC.eigvalsh, c, a)
+
+
+@on_identities
+def _matrix_power(c: Call, a: Any, n: int) -> NpArray:
+    return _composed(LC.matrix_power, c, a, n=int(n))
+
+
+def _cross(c: Call, a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+           axis: int | None = None) -> NpArray:
+    if axis is None and not axisa == axisb == axisc:
+        raise Unmapped("different axes for a, b and the result")
+    axis = axisa if axis is None else axis
+    if np.shape(a)[axis] != 3 or np.shape(b)[axis] != 3:
+        raise Unmapped("vectors of two components")
+    return _composed(LC.cross, c, a, b, axis=axis)
+
+
+@on_identities
+def _cond(c: Call, x: Any, p: Any = None) -> NpArray:
+    if p is not None:
+        raise Unmapped("a norm other than the 2-norm")
+    return _composed(LC.condition_number, c, x)
+
+
 LINALG: dict[str, Rule] = {
     "dot": _dot, "vdot": _vdot, "inner": _inner, "outer": _outer, "tensordot": _tensordot,
     "einsum": _einsum, "linalg.multi_dot": _multi_dot, "linalg.norm": _norm,
     "linalg.vector_norm": _vector_norm, "linalg.matrix_norm": _matrix_norm_fn,
     "linalg.inv": _inv, "linalg.det": _inv, "linalg.cholesky": _cholesky,
     "linalg.solve": _solve, "linalg.qr": _qr, "linalg.svd": _svd, "linalg.eigh": _eigh,
-    "linalg.slogdet": _slogdet,
+    "linalg.slogdet": _slogdet, "linalg.pinv": _pinv, "linalg.matrix_rank": _matrix_rank,
+    "linalg.eigvalsh": _eigvalsh, "linalg.matrix_power": _matrix_power, "cross": _cross,
+    "linalg.cross": _cross, "linalg.cond": _cond,
 }
 """NumPy function name -> its rule (see `numpy_context`)."""

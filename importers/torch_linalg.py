@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from xdsl.ir import SSAValue
 
+from ivy_ir.core.linalg_compositions import pinv
 from ivy_ir.dialect.types import FLOATS
 
-from .common import Rule, Unmapped, spec_of
+from .common import Rule, Unmapped, spec_of, traced
 from .lu_results import pivots_to_permutation, rows_of, solve_factored, triangles
 from .torch_ctx import Ctx
 
@@ -122,7 +124,44 @@ def _lu_solve(c: Ctx, factors: SSAValue, pivots: SSAValue, b: SSAValue, *, left:
     return _swap(c, solve_factored(c, factors, order, _swap(c, b), transposed=not adjoint))
 
 
+def _pinv(c: Ctx, a: SSAValue, atol: Any = None, rtol: Any = None, hermitian: bool = False
+          ) -> SSAValue:
+    """torch's cutoff is max(atol, rtol x the largest singular value): atol refused."""
+    if atol is not None or hermitian:
+        raise Unmapped("an absolute tolerance" if atol is not None else "hermitian")
+    return traced(c.b.graph, pinv, _matrix(a), rtol=rtol)
+
+
+def _solve_triangular(c: Ctx, a: SSAValue, b: SSAValue, *, upper: bool, left: bool = True,
+                      unitriangular: bool = False) -> SSAValue:
+    """The triangle `upper` names (and not its diagonal when `unitriangular`), as the
+    registry's solve; X A = B when not `left`."""
+    a = c.emit("triu" if upper else "tril", _matrix(a))
+    if unitriangular:
+        eye = c.const(np.eye(spec_of(a).shape[-1], dtype=bool), "bool")
+        a = c.emit("where", eye, c.const(1, spec_of(a).dtype), a)
+    if left:
+        return c.emit("solve", a, b)
+    return _swap(c, c.emit("solve", _swap(c, a), _swap(c, b)))
+
+
+def _cholesky_solve(c: Ctx, b: SSAValue, factor: SSAValue, upper: bool = False) -> SSAValue:
+    """A X = B with A = L L^T (U^T U when `upper`) given by its factor."""
+    low = _swap(c, factor) if upper else factor
+    return c.emit("solve", _swap(c, low), c.emit("solve", low, _matrix(b)))
+
+
+def _cholesky_inverse(c: Ctx, factor: SSAValue, upper: bool = False) -> SSAValue:
+    low = _swap(c, factor) if upper else factor
+    return c.emit("inv", c.emit("matmul", low, _swap(c, low)))
+
+
 LINALG: dict[str, Rule] = {
+    "linalg_pinv.atol_rtol_tensor": _pinv,
+    "linalg_pinv.atol_rtol_float": _pinv,
+    "linalg_solve_triangular.default": _solve_triangular,
+    "cholesky_solve.default": _cholesky_solve,
+    "cholesky_inverse.default": _cholesky_inverse,
     "linalg_lu_factor_ex.default": _lu_factor_ex,
     "linalg_lu.default": _lu_unpacked,
     "_linalg_slogdet.default": _slogdet,

@@ -1,0 +1,68 @@
+"""Linear-algebra functions that the sources compose from factorizations (pseudo-inverse,
+rank, condition number, powers, cross products, triangular and Cholesky solves),
+imported from NumPy and torch, against the source itself on every target. One program
+per source holds all its cases (the compositions are `ivy_ir/core/linalg_compositions.py`,
+shared with the facade's traced `ivy.linalg.*`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ivy_ir
+
+TARGETS = ["numpy", "jax", "torch", "tensorflow"]
+RNG = np.random.default_rng(12)
+A = (RNG.standard_normal((2, 4, 4)) + 4 * np.eye(4)).astype(np.float32)
+B = RNG.standard_normal((2, 4, 3)).astype(np.float32)
+RANK_TWO = (RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 3))).astype(np.float32)
+
+
+def _numpy_program():
+    def program(a, b, r):
+        return (np.linalg.pinv(b), np.linalg.pinv(r, rcond=1e-4), np.linalg.matrix_rank(a),
+                np.linalg.matrix_rank(r), np.linalg.eigvalsh(a + np.swapaxes(a, -1, -2)),
+                np.linalg.matrix_power(a, 3), np.linalg.matrix_power(a, -2),
+                np.linalg.cond(a), np.cross(b[..., :3, 0], b[..., :3, 1]),
+                np.cross(b[:, :3], b[:, 1:], axis=1))
+    args = (A.astype(np.float64), B.astype(np.float64), RANK_TWO.astype(np.float64))
+    return program, args, list(program(*args))
+
+
+def _torch_program():
+    import torch
+
+    def program(a, b, r):
+        spd = a @ a.mT
+        low = torch.linalg.cholesky(spd)
+        return (torch.linalg.pinv(b), torch.linalg.pinv(r, rtol=1e-4),
+                torch.linalg.solve_triangular(a, b, upper=True),
+                torch.linalg.solve_triangular(a, b.mT, upper=False, left=False,
+                                              unitriangular=True),
+                torch.cholesky_solve(b, low), torch.cholesky_solve(b, low.mT, upper=True),
+                torch.cholesky_inverse(low))
+
+    class Program(torch.nn.Module):
+        def forward(self, a, b, r):
+            return program(a, b, r)
+
+    args = tuple(torch.tensor(x) for x in (A, B, RANK_TWO))
+    return Program(), args, [t.numpy() for t in program(*args)]
+
+
+PROGRAMS = {"numpy": _numpy_program, "torch": _torch_program}
+
+
+@pytest.mark.parametrize("source", sorted(PROGRAMS))
+def test_composed_linear_algebra_matches_the_source_on_every_target(source):
+    fn, args, want = PROGRAMS[source]()
+    module = ivy_ir.trace(fn, args, source=source)
+    plain = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in args]
+    tol = {"rtol": 1e-9, "atol": 1e-9} if source == "numpy" else {"rtol": 2e-4, "atol": 2e-5}
+    for target in TARGETS:
+        got = ivy_ir.compile(module, target=target)(*plain)
+        assert len(got) == len(want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            g = np.asarray(g)
+            assert g.dtype == w.dtype, (target, i)
+            np.testing.assert_allclose(g, w, **tol, err_msg=f"{target} #{i}")
