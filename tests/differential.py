@@ -162,3 +162,16 @@ def unsupported_dtypes(name: str, operands: list[Any], target: str) -> set[str]:
     gaps = SPECS[name].unsupported.get(target, frozenset()) - get_target(target).host_dtypes
     flat, _ = flatten(name, operands)
     return {dtype_name(np.asarray(a).dtype) for a in flat} & gaps
+
+
+def matches_on_targets(module: Any, args: list[Any], want: list[np.ndarray],
+                       targets: list[str], rtol: float, atol: float) -> None:
+    """`module` compiled for each target gives `want` on `args`: every result, its dtype
+    and its values (a source's own outputs, for the importer tests of one program)."""
+    for target in targets:
+        got = ivy_ir.compile(module, target=target)(*args)
+        assert len(got) == len(want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            g = to_numpy(g)
+            assert g.dtype == w.dtype, (target, i)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{target} #{i}")

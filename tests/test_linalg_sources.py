@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import matches_on_targets
 
 import ivy_ir
 
@@ -59,10 +60,4 @@ def test_composed_linear_algebra_matches_the_source_on_every_target(source):
     module = ivy_ir.trace(fn, args, source=source)
     plain = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in args]
     tol = {"rtol": 1e-9, "atol": 1e-9} if source == "numpy" else {"rtol": 2e-4, "atol": 2e-5}
-    for target in TARGETS:
-        got = ivy_ir.compile(module, target=target)(*plain)
-        assert len(got) == len(want)
-        for i, (g, w) in enumerate(zip(got, want)):
-            g = np.asarray(g)
-            assert g.dtype == w.dtype, (target, i)
-            np.testing.assert_allclose(g, w, **tol, err_msg=f"{target} #{i}")
+    matches_on_targets(module, plain, want, TARGETS, **tol)

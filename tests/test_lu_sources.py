@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from differential import matches_on_targets
 
 import ivy_ir
 
@@ -78,13 +79,7 @@ def test_lu_results_match_the_source_on_every_target(source):
     module = ivy_ir.trace(fn, args, source=source)
     assert {"lu", "slogdet"} & {op.name.removeprefix("ivy.") for op in module.entry.walk()}
     plain = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in args]
-    for target in TARGETS:
-        got = ivy_ir.compile(module, target=target)(*plain)
-        assert len(got) == len(want)
-        for i, (g, w) in enumerate(zip(got, want)):
-            g = np.asarray(g)
-            assert g.dtype == w.dtype, (target, i)
-            np.testing.assert_allclose(g, w, rtol=1e-4, atol=2e-5, err_msg=f"{target} #{i}")
+    matches_on_targets(module, plain, want, TARGETS, rtol=1e-4, atol=2e-5)
 
 
 def test_log_determinant_gradient_is_the_inverse_transpose():
