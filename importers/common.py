@@ -262,9 +262,11 @@ def size_value(ctx: ImportContext, size: int | SymDim, dtype: str = "int64") -> 
 
 def traced(graph: Graph, fn: Callable[..., Any], *operands: Any, **attrs: Any) -> Any:
     """`fn` (a composition over the recording ops, `ivy_ir.core`) applied to imported
-    values: each SSA value a tracer of the builder's `graph`, the result's tracers their
-    values again (one, or a list)."""
-    out = fn(*(Tracer(v, graph) if isinstance(v, SSAValue) else v for v in operands), **attrs)
+    values: each SSA value (operand or keyword) a tracer of the builder's `graph`, the
+    result's tracers their values again (one, or a list)."""
+    def wrap(v: Any) -> Any:
+        return Tracer(v, graph) if isinstance(v, SSAValue) else v
+    out = fn(*map(wrap, operands), **{k: wrap(v) for k, v in attrs.items()})
     if isinstance(out, (list, tuple)):
         return [o.value for o in out]
     return out.value

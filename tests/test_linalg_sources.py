@@ -17,6 +17,7 @@ RNG = np.random.default_rng(12)
 A = (RNG.standard_normal((2, 4, 4)) + 4 * np.eye(4)).astype(np.float32)
 B = RNG.standard_normal((2, 4, 3)).astype(np.float32)
 RANK_TWO = (RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 3))).astype(np.float32)
+TOL = np.array([0.05, 0.5], np.float32)  # torch: one relative tolerance per matrix
 
 
 def _numpy_program():
@@ -33,7 +34,7 @@ def _numpy_program():
 def _torch_program():
     import torch
 
-    def program(a, b, r):
+    def program(a, b, r, tol):
         spd = a @ a.mT
         low = torch.linalg.cholesky(spd)
         return (torch.linalg.pinv(b), torch.linalg.pinv(r, rtol=1e-4),
@@ -41,13 +42,13 @@ def _torch_program():
                 torch.linalg.solve_triangular(a, b.mT, upper=False, left=False,
                                               unitriangular=True),
                 torch.cholesky_solve(b, low), torch.cholesky_solve(b, low.mT, upper=True),
-                torch.cholesky_inverse(low))
+                torch.cholesky_inverse(low), torch.linalg.pinv(b, rtol=tol))
 
     class Program(torch.nn.Module):
-        def forward(self, a, b, r):
-            return program(a, b, r)
+        def forward(self, a, b, r, tol):
+            return program(a, b, r, tol)
 
-    args = tuple(torch.tensor(x) for x in (A, B, RANK_TWO))
+    args = tuple(torch.tensor(x) for x in (A, B, RANK_TWO, TOL))
     return Program(), args, [t.numpy() for t in program(*args)]
 
 

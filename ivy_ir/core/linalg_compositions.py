@@ -37,6 +37,8 @@ def _kept(x: Any, s: Any, rtol: Any) -> Any:
 
 def matrix_rank(x: Any, rtol: Any = None) -> Any:
     s = svdvals(x)
+    if s.shape[-1] == 0:  # no singular value: rank 0 (the empty sum)
+        return F.astype(F.sum(s, axis=[s.ndim - 1]), dtype="int64")
     return F.sum(F.astype(_kept(x, s, rtol), dtype="int64"), axis=[s.ndim - 1])
 
 
