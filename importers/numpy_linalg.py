@@ -238,6 +238,19 @@ def _cond(c: Call, x: Any, p: Any = None) -> NpArray:
     return _composed(LC.condition_number, c, x)
 
 
+def _vander(c: Call, x: Any, N: int | None = None, increasing: bool = False  # noqa: N803
+            ) -> NpArray:
+    """The powers as NumPy builds them, a running product along each row (its
+    `multiply.accumulate`), so floats round the same way."""
+    column = c.emit("expand_dims", c.val(x), axis=[1])
+    n = c.spec(column).shape[0] if N is None else int(N)
+    if n < 1:
+        raise Unmapped("no columns")
+    powers = c.emit("cumprod", c.emit("concat", [c.emit("ones_like", column)] + [column] * (n - 1),
+                                      axis=1), axis=1)
+    return c.new(powers if increasing else c.emit("flip", powers, axis=[1]))
+
+
 LINALG: dict[str, Rule] = {
     "dot": _dot, "vdot": _vdot, "inner": _inner, "outer": _outer, "tensordot": _tensordot,
     "einsum": _einsum, "linalg.multi_dot": _multi_dot, "linalg.norm": _norm,
@@ -246,6 +259,6 @@ LINALG: dict[str, Rule] = {
     "linalg.solve": _solve, "linalg.qr": _qr, "linalg.svd": _svd, "linalg.eigh": _eigh,
     "linalg.slogdet": _slogdet, "linalg.pinv": _pinv, "linalg.matrix_rank": _matrix_rank,
     "linalg.eigvalsh": _eigvalsh, "linalg.matrix_power": _matrix_power, "cross": _cross,
-    "linalg.cross": _cross, "linalg.cond": _cond,
+    "linalg.cross": _cross, "linalg.cond": _cond, "vander": _vander,
 }
 """NumPy function name -> its rule (see `numpy_context`)."""

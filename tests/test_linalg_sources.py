@@ -1,8 +1,9 @@
-"""Linear-algebra functions that the sources compose from factorizations (pseudo-inverse,
-rank, condition number, powers, cross products, triangular and Cholesky solves),
-imported from NumPy and torch, against the source itself on every target. One program
-per source holds all its cases (the compositions are `ivy_ir/core/linalg_compositions.py`,
-shared with the facade's traced `ivy.linalg.*`)."""
+"""Linear-algebra functions that the sources compose from factorizations and products
+(pseudo-inverse, rank, condition number, powers, cross products, Vandermonde matrices,
+triangular and Cholesky solves), imported from NumPy and torch, against the source
+itself on every target. One program per source holds all its cases (the compositions
+are `ivy_ir/core/linalg_compositions.py`, shared with the facade's traced
+`ivy.linalg.*`)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def _numpy_program():
                 np.linalg.matrix_rank(r), np.linalg.eigvalsh(a + np.swapaxes(a, -1, -2)),
                 np.linalg.matrix_power(a, 3), np.linalg.matrix_power(a, -2),
                 np.linalg.cond(a), np.cross(b[..., :3, 0], b[..., :3, 1]),
-                np.cross(b[:, :3], b[:, 1:], axis=1))
+                np.cross(b[:, :3], b[:, 1:], axis=1), np.vander(b[0, :, 0]),
+                np.vander(b[1, :, 1], 6, increasing=True))
     args = (A.astype(np.float64), B.astype(np.float64), RANK_TWO.astype(np.float64))
     return program, args, list(program(*args))
 
