@@ -15,11 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .common import Rule, Unmapped
 from .jax_ctx import Ctx, Value
-from .lu_results import pivots_to_permutation
+from .lu_results import pivots_to_permutation, triangle_solve
 
 
 def _swap(ctx: Ctx, x: Value) -> Value:
@@ -151,19 +149,10 @@ def _triangular_solve(ctx: Ctx, a: Value, b: Value, *, left_side: bool, lower: b
     """op(a) x = b (x op(a) = b unless `left_side`) for the triangle of a that `lower`
     names (XLA never reads the other one; with `unit_diagonal` not the diagonal either),
     as the registry's general solve of that triangle."""
-    spec = ctx.spec(a)
-    if conjugate_a and spec.dtype.startswith("complex"):
+    if conjugate_a and ctx.spec(a).dtype.startswith("complex"):
         raise Unmapped("the conjugate of a complex matrix")
-    a = ctx.emit("tril" if lower else "triu", a)
-    if unit_diagonal:
-        n = spec.shape[-1]
-        a = ctx.emit("where", ctx.const(np.eye(n, dtype=bool), "bool"),
-                     ctx.const(1, spec.dtype), a)
-    if transpose_a:
-        a = _swap(ctx, a)
-    if left_side:
-        return ctx.emit("solve", a, b)
-    return _swap(ctx, ctx.emit("solve", _swap(ctx, a), _swap(ctx, b)))
+    return triangle_solve(ctx, a, b, lower=lower, unit=unit_diagonal, transpose=transpose_a,
+                          left=left_side)
 
 
 def _lu(ctx: Ctx, x: Value, **_: Any) -> list[Value]:

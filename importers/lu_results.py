@@ -1,7 +1,8 @@
 """What the sources derive from an LU factorization (the registry's `lu`: factors,
 0-based pivots, permutation), written once over the `ImportContext` every importer has:
-the permutation that a pivot sequence makes, the permutation matrix, the triangles and
-a solve with given factors (`slogdet` is a registry op of its own)."""
+the permutation that a pivot sequence makes, the permutation matrix, the triangles, a
+solve with given factors and the triangular solve they use (`slogdet` is a registry op
+of its own)."""
 
 from __future__ import annotations
 
@@ -49,12 +50,31 @@ def swap(ctx: ImportContext, x: Any) -> Any:
     return ctx.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
 
 
+def _unit_diagonal(ctx: ImportContext, a: Any) -> Any:
+    spec = ctx.spec(a)
+    eye = ctx.const(np.eye(spec.shape[-1], dtype=bool), "bool")
+    return ctx.emit("where", eye, ctx.const(1, spec.dtype), a)
+
+
 def triangles(ctx: ImportContext, factors: Any) -> tuple[Any, Any]:
     """(l, u): the unit lower triangle and the upper one of packed factors."""
-    spec = ctx.spec(factors)
-    eye = ctx.const(np.eye(spec.shape[-1], dtype=bool), "bool")
-    low = ctx.emit("where", eye, ctx.const(1, spec.dtype), ctx.emit("tril", factors, k=-1))
-    return low, ctx.emit("triu", factors, k=0)
+    return _unit_diagonal(ctx, ctx.emit("tril", factors, k=-1)), ctx.emit("triu", factors, k=0)
+
+
+def triangle_solve(ctx: ImportContext, a: Any, b: Any, *, lower: bool, unit: bool = False,
+                   transpose: bool = False, left: bool = True) -> Any:
+    """op(t) x = b (x op(t) = b unless `left`), t the triangle of a that `lower` names
+    (the other never read; with `unit` not the diagonal either, taken as ones) and op
+    the transpose if `transpose`: the registry's general solve of that triangle (XLA's
+    triangular_solve, torch's solve_triangular, TF's MatrixTriangularSolve)."""
+    t = ctx.emit("tril" if lower else "triu", a)
+    if unit:
+        t = _unit_diagonal(ctx, t)
+    if transpose:
+        t = swap(ctx, t)
+    if left:
+        return ctx.emit("solve", t, b)
+    return swap(ctx, ctx.emit("solve", swap(ctx, t), swap(ctx, b)))
 
 
 def solve_factored(ctx: ImportContext, factors: Any, permutation: Any, b: Any,

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .common import Rule, Unmapped
+from .lu_results import triangle_solve
 from .tensorflow_ctx import Ctx
 
 
@@ -62,8 +63,8 @@ def _lu(c: Ctx, x: Any, **_: Any) -> list[Any]:
 def _triangular_solve(c: Ctx, a: Any, b: Any, *, lower: bool = True, adjoint: bool = False,
                       **_: Any) -> Any:
     """TF reads only the triangle that `lower` names (the diagonal included)."""
-    a = c.emit("tril" if lower else "triu", _matrix(c, a, False))
-    return c.emit("solve", _swap(c, a) if adjoint else a, _matrix(c, b, False))
+    return triangle_solve(c, _matrix(c, a, False), _matrix(c, b, False), lower=lower,
+                          transpose=adjoint)
 
 
 def _set_diagonal(c: Ctx, x: Any, diagonal: Any, k: Any, **_: Any) -> Any:

@@ -17,14 +17,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from xdsl.ir import SSAValue
 
 from ivy_ir.core.linalg_compositions import pinv
 from ivy_ir.dialect.types import FLOATS
 
 from .common import Rule, Unmapped, spec_of, traced
-from .lu_results import pivots_to_permutation, rows_of, solve_factored, triangles
+from .lu_results import (
+    pivots_to_permutation,
+    rows_of,
+    solve_factored,
+    triangle_solve,
+    triangles,
+)
 from .torch_ctx import Ctx
 
 
@@ -136,13 +141,7 @@ def _solve_triangular(c: Ctx, a: SSAValue, b: SSAValue, *, upper: bool, left: bo
                       unitriangular: bool = False) -> SSAValue:
     """The triangle `upper` names (and not its diagonal when `unitriangular`), as the
     registry's solve; X A = B when not `left`."""
-    a = c.emit("triu" if upper else "tril", _matrix(a))
-    if unitriangular:
-        eye = c.const(np.eye(spec_of(a).shape[-1], dtype=bool), "bool")
-        a = c.emit("where", eye, c.const(1, spec_of(a).dtype), a)
-    if left:
-        return c.emit("solve", a, b)
-    return _swap(c, c.emit("solve", _swap(c, a), _swap(c, b)))
+    return triangle_solve(c, _matrix(a), b, lower=not upper, unit=unitriangular, left=left)
 
 
 def _cholesky_solve(c: Ctx, b: SSAValue, factor: SSAValue, upper: bool = False) -> SSAValue:
