@@ -7,7 +7,8 @@ declared types. A run passes when nothing raises an exception type outside the s
 allow-list of user errors (`INTERNAL`), no reader takes more than 1 s plus 1 s per
 10 kB of its own CPU time (`SLOW`: the thread's time, so a busy machine, such as the
 test suite's other worker, does not count; the cyclic garbage collector is paused, as
-its full sweeps of a big process would count too), and every lowered call returns the
+its full sweeps of a big process would count too; a stage over budget is timed once
+more and counts only if it is over again), and every lowered call returns the
 declared shapes and dtypes (`WRONG-TYPE`). Reproducers of failures are written to
 `--out`, one file each, with the stage and the exception on the first line.
 
@@ -221,6 +222,21 @@ def allowed_s(text: str) -> float:
     return 1.0 + len(text) / 10_000
 
 
+def _cpu_seconds(call: Callable[[], Any]) -> float:
+    """The thread's CPU time for a second run of a stage that ran over its budget: a
+    reader is SLOW only when both runs are, so a one-off cost (a cache filled, a host
+    whose other worker thrashes the shared caches) is not charged to it."""
+    start = time.thread_time()
+    try:
+        with deadline(HANG_S), _collector_paused():
+            call()
+    except Timeout:
+        return HANG_S
+    except Exception:  # noqa: BLE001 - the first run already counted the outcome
+        pass
+    return time.thread_time() - start
+
+
 WARM_UP = """func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = ivy.exp %x : (tensor<2xf32>) -> tensor<2xf32>
   func.return %y : tensor<2xf32>
@@ -289,7 +305,9 @@ class Harness:
             self.counts[(stage, "ok")] += 1
         elapsed = time.thread_time() - start
         if stage in ("parse", "ivy-opt") and elapsed > allowed_s(text):
-            self._fail(stage, "SLOW", f"{elapsed:.2f} s for {len(text)} characters", text)
+            elapsed = min(elapsed, _cpu_seconds(call))
+            if elapsed > allowed_s(text):
+                self._fail(stage, "SLOW", f"{elapsed:.2f} s for {len(text)} characters", text)
         return value
 
     def check(self, text: str, flags: Sequence[str] = ()) -> None:

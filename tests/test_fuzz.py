@@ -92,6 +92,8 @@ def test_harness_reports_internal_errors_and_slow_stages(monkeypatch: pytest.Mon
     harness._timed("lower:numpy", "y", lambda: None.shape, fuzz.LOWER_USER_ERRORS)  # type: ignore[attr-defined]
     monkeypatch.setattr(fuzz, "allowed_s", lambda text: 0.01)
     harness._timed("ivy-opt", "z", lambda: _busy(0.05), (ivy_ir.IRError,))
+    first = iter([0.05])  # over budget once (a cache filled on first use), then not
+    harness._timed("ivy-opt", "t", lambda: _busy(next(first, 0.0)), (ivy_ir.IRError,))
     monkeypatch.setattr(fuzz, "HANG_S", 0.2)
     harness._timed("parse", "w", _spin, (ivy_ir.IRError,))
     assert [f.split(": ")[:2] for f in harness.failures] == [

@@ -40,10 +40,17 @@ CONFIGS = {
 HEAVY = {"qwen2"}
 """Llama's attention with biased projections: `pytest -m heavy` only (about 50 s of CI's
 budget; gpt2 and llama keep both cache layouts and grouped-query attention in CI)."""
+HEAVY_DYNAMIC = HEAVY | {"llama"}
+"""A new program per step makes the dynamic-cache loops the slow ones (~40 s for llama):
+CI runs them on gpt2; llama's grouped-query attention keeps its static-cache loops."""
 
 
-@pytest.fixture(scope="module", params=[
-    pytest.param(name, marks=pytest.mark.heavy) if name in HEAVY else name for name in CONFIGS])
+def _models(heavy: set[str]) -> list:
+    return [pytest.param(name, marks=pytest.mark.heavy) if name in heavy else name
+            for name in CONFIGS]
+
+
+@pytest.fixture(scope="module", params=_models(HEAVY))
 def lm(request):
     torch.manual_seed(0)
     cls, cfg = CONFIGS[request.param]
@@ -71,6 +78,7 @@ def _token(logits):
     return logits[:, -1:].argmax(-1)
 
 
+@pytest.mark.parametrize("lm", _models(HEAVY_DYNAMIC), indirect=True)
 def test_dynamic_cache_torch_loop_over_the_compiled_call(lm, exports):
     model, expected = lm
     cache = transformers.DynamicCache()
@@ -86,6 +94,7 @@ def test_dynamic_cache_torch_loop_over_the_compiled_call(lm, exports):
     assert exports[0] == DYNAMIC_NEW  # the empty cache's program, then one per length
 
 
+@pytest.mark.parametrize("lm", _models(HEAVY_DYNAMIC), indirect=True)
 def test_default_cache_jax_loop_over_the_compiled_call(lm):
     """Compiled as users call the model (no cache given): the first step returns the
     cache the model made, as the legacy tuple of JAX arrays, which the loop carries."""
