@@ -250,6 +250,13 @@ def wrap_pad(ctx: ImportContext, x: Any, shape: Sequence[int], grow: Sequence[in
     return x
 
 
+def swapped(ctx: ImportContext, x: Any) -> Any:
+    """`x` with its last two axes swapped (the standard's `matrix_transpose`), which the
+    linear-algebra rules of every source need around solves and factors."""
+    rank = ctx.spec(x).rank
+    return ctx.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
+
+
 def size_value(ctx: ImportContext, size: int | SymDim, dtype: str = "int64") -> Any:
     """A size as a 0-d tensor of `dtype` (an index wrapped by an axis' length): a
     constant, or a symbolic size as the one element of `arange(size, size + 1)`, the op

@@ -15,15 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Rule, Unmapped
+from .common import Rule, Unmapped, swapped
 from .jax_ctx import Ctx, Value
 from .lu_results import pivots_to_permutation, triangle_solve
-
-
-def _swap(ctx: Ctx, x: Value) -> Value:
-    """`x` with its last two axes swapped."""
-    rank = ctx.spec(x).rank
-    return ctx.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
 
 
 def _svd(ctx: Ctx, x: Value, *, full_matrices: bool, compute_uv: bool,
@@ -39,7 +33,7 @@ def _eigh(ctx: Ctx, x: Value, *, lower: bool = True, sort_eigenvalues: bool = Tr
     """lower=False reads the upper triangle: the lower one of the transpose."""
     if not sort_eigenvalues or subset_by_index is not None:
         raise Unmapped("unsorted or partial eigendecomposition")
-    w, v = ctx.emit_all("eigh", x if lower else _swap(ctx, x))
+    w, v = ctx.emit_all("eigh", x if lower else swapped(ctx, x))
     return [v, w]
 
 
@@ -55,7 +49,7 @@ def _cholesky(ctx: Ctx, x: Value, *, symmetrize_input: bool = False, **_: Any) -
     first in equations of its own); lax leaves the upper triangle unspecified, the
     registry op zeros it."""
     if symmetrize_input:  # older JAX: the averaging is the primitive's own
-        x = ctx.emit("multiply", ctx.emit("add", x, _swap(ctx, x)),
+        x = ctx.emit("multiply", ctx.emit("add", x, swapped(ctx, x)),
                      ctx.const(0.5, ctx.spec(x).dtype))
     return ctx.emit("cholesky", x)
 
@@ -128,7 +122,7 @@ def _linear_solve(ctx: Ctx, *ins: Value, const_lengths: Any, jaxprs: Any, **_: A
     found, a, b = matvec_axis(jaxprs.matvec), ins[0], ins[-1]
     right = from_the_right(jaxprs.matvec) if found is None else None
     if right is not None:
-        found, a = (ctx.spec(b).rank - 1, right), _swap(ctx, a)
+        found, a = (ctx.spec(b).rank - 1, right), swapped(ctx, a)
     if found is None or const_lengths.matvec != 1 or len(ins) != sum(const_lengths) + 1:
         raise Unmapped("a linear map other than a matrix along one axis")
     axis, batch = found
@@ -139,7 +133,7 @@ def _linear_solve(ctx: Ctx, *ins: Value, const_lengths: Any, jaxprs: Any, **_: A
         column = ctx.emit("solve", a, ctx.emit("expand_dims", b, axis=[rank]))
         return [ctx.emit("squeeze", column, axis=[rank])]
     if axis != batch:  # (k, n) -> (n, k) and back
-        return [_swap(ctx, ctx.emit("solve", a, _swap(ctx, b)))]
+        return [swapped(ctx, ctx.emit("solve", a, swapped(ctx, b)))]
     return [ctx.emit("solve", a, b)]
 
 

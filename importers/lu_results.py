@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .common import ImportContext
+from .common import ImportContext, swapped
 
 
 def _column(ctx: ImportContext, x: Any, i: int) -> Any:
@@ -42,12 +42,7 @@ def rows_of(ctx: ImportContext, permutation: Any, dtype: str) -> Any:
     n = spec.shape[-1]
     hit = ctx.emit("equal", ctx.emit("expand_dims", permutation, axis=[spec.rank]),
                    ctx.const(np.arange(n, dtype=spec.dtype), spec.dtype))
-    return swap(ctx, ctx.emit("astype", hit, dtype=dtype))
-
-
-def swap(ctx: ImportContext, x: Any) -> Any:
-    rank = ctx.spec(x).rank
-    return ctx.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
+    return swapped(ctx, ctx.emit("astype", hit, dtype=dtype))
 
 
 def _unit_diagonal(ctx: ImportContext, a: Any) -> Any:
@@ -71,10 +66,10 @@ def triangle_solve(ctx: ImportContext, a: Any, b: Any, *, lower: bool, unit: boo
     if unit:
         t = _unit_diagonal(ctx, t)
     if transpose:
-        t = swap(ctx, t)
+        t = swapped(ctx, t)
     if left:
         return ctx.emit("solve", t, b)
-    return swap(ctx, ctx.emit("solve", swap(ctx, t), swap(ctx, b)))
+    return swapped(ctx, ctx.emit("solve", swapped(ctx, t), swapped(ctx, b)))
 
 
 def solve_factored(ctx: ImportContext, factors: Any, permutation: Any, b: Any,
@@ -84,7 +79,7 @@ def solve_factored(ctx: ImportContext, factors: Any, permutation: Any, b: Any,
     low, up = triangles(ctx, factors)
     rows = rows_of(ctx, permutation, ctx.spec(factors).dtype)
     if transposed:  # a^T = u^T l^T p^T
-        y = ctx.emit("solve", swap(ctx, low), ctx.emit("solve", swap(ctx, up), b))
+        y = ctx.emit("solve", swapped(ctx, low), ctx.emit("solve", swapped(ctx, up), b))
         return ctx.emit("matmul", rows, y)
-    y = ctx.emit("matmul", swap(ctx, rows), b)
+    y = ctx.emit("matmul", swapped(ctx, rows), b)
     return ctx.emit("solve", up, ctx.emit("solve", low, y))

@@ -14,22 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from .common import Rule, Unmapped
+from .common import Rule, Unmapped, swapped
 from .lu_results import triangle_solve
 from .tensorflow_ctx import Ctx
-
-
-def _swap(c: Ctx, x: Any) -> Any:
-    """`x` with its last two axes swapped."""
-    rank = c.rank(x)
-    return c.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
 
 
 def _matrix(c: Ctx, x: Any, adjoint: bool) -> Any:
     x = c.operand(x)
     if c.spec(x).dtype.startswith("complex"):
         raise Unmapped("complex matrices")
-    return _swap(c, x) if adjoint else x
+    return swapped(c, x) if adjoint else x
 
 
 def _skipped(c: Ctx, i: int) -> Any:
@@ -42,7 +36,7 @@ def _svd(c: Ctx, x: Any, *, compute_uv: bool = True, full_matrices: bool = False
     """Svd gives (s, u, v), v untransposed."""
     u, s, vh = c.emit_all("svd", _matrix(c, x, False),
                           full_matrices=bool(compute_uv and full_matrices))
-    return [s, u, _swap(c, vh)] if compute_uv else [s, _skipped(c, 1), _skipped(c, 2)]
+    return [s, u, swapped(c, vh)] if compute_uv else [s, _skipped(c, 1), _skipped(c, 2)]
 
 
 def _eigh(c: Ctx, x: Any, *, compute_v: bool = True, **_: Any) -> list[Any]:

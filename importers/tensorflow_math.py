@@ -15,7 +15,7 @@ from typing import Any
 
 from ivy_ir.dialect.types import COMPLEX, FLOATS
 
-from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, camel, one_to_one
+from .common import BINARY_OPS, UNARY_OPS, Rule, Unmapped, camel, one_to_one, swapped
 from .tensorflow_ctx import Ctx
 
 UNARY = one_to_one(
@@ -183,20 +183,14 @@ def _clip(c: Ctx, t: Any, lo: Any, hi: Any, **_: Any) -> Any:
     return c.emit("minimum", c.emit("maximum", t, lo), hi)
 
 
-def _swap_last(c: Ctx, x: Any, rank: int) -> Any:
-    axes = list(range(rank))
-    axes[-2:] = [rank - 1, rank - 2]
-    return c.emit("permute_dims", x, axes=axes)
-
-
 def _matmul(c: Ctx, a: Any, b: Any, swap_a: bool, swap_b: bool) -> Any:
     a, b = c.operand(a), c.operand(b)
     out = c.out.dtype
     a, b = c.cast(a, out), c.cast(b, out)  # BatchMatMulV3 may take other input dtypes
     if swap_a:
-        a = _swap_last(c, a, c.rank(a))
+        a = swapped(c, a)
     if swap_b:
-        b = _swap_last(c, b, c.rank(b))
+        b = swapped(c, b)
     return c.emit("matmul", a, b)
 
 

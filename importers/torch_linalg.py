@@ -22,7 +22,7 @@ from xdsl.ir import SSAValue
 from ivy_ir.core.linalg_compositions import pinv
 from ivy_ir.dialect.types import FLOATS
 
-from .common import Rule, Unmapped, spec_of, traced
+from .common import Rule, Unmapped, spec_of, swapped, traced
 from .lu_results import (
     pivots_to_permutation,
     rows_of,
@@ -39,12 +39,6 @@ def _matrix(x: SSAValue) -> SSAValue:
     return x
 
 
-def _swap(c: Ctx, x: SSAValue) -> SSAValue:
-    """`x` with its last two axes swapped."""
-    rank = spec_of(x).rank
-    return c.emit("permute_dims", x, axes=[*range(rank - 2), rank - 1, rank - 2])
-
-
 def _svd(full_default: bool) -> Rule:
     """`linalg_svd` (full by default) and `_linalg_svd` (reduced by default): (U, S, Vh)."""
     def emit(c: Ctx, a: SSAValue, full_matrices: bool = full_default, compute_uv: bool = True,
@@ -58,7 +52,7 @@ def _svd_v(c: Ctx, a: SSAValue, some: bool = True, compute_uv: bool = True
            ) -> list[SSAValue | None]:
     """`torch.svd`: (U, S, V), V untransposed, reduced unless `some=False`."""
     u, s, vh = c.emit_all("svd", _matrix(a), full_matrices=not (some and compute_uv))
-    return [u, s, _swap(c, vh)] if compute_uv else [None, s, None]
+    return [u, s, swapped(c, vh)] if compute_uv else [None, s, None]
 
 
 def _eigh(c: Ctx, a: SSAValue, UPLO: str = "L", compute_v: bool = True
@@ -66,7 +60,7 @@ def _eigh(c: Ctx, a: SSAValue, UPLO: str = "L", compute_v: bool = True
     """UPLO="U" reads the upper triangle: the lower one of the transpose (the registry's
     eigh is defined on symmetric input, where the two agree)."""
     a = _matrix(a)
-    w, v = c.emit_all("eigh", _swap(c, a) if UPLO == "U" else a)
+    w, v = c.emit_all("eigh", swapped(c, a) if UPLO == "U" else a)
     return [w, v if compute_v else None]
 
 
@@ -88,7 +82,7 @@ def _solve_ex(c: Ctx, a: SSAValue, b: SSAValue, *, left: bool = True, **_: Any
     vector = spec_of(b).rank == spec_of(a).rank - 1
     if vector:
         b = c.emit("expand_dims", b, axis=[-1])
-    x = c.emit("solve", a, b) if left else _swap(c, c.emit("solve", _swap(c, a), _swap(c, b)))
+    x = c.emit("solve", a, b) if left else swapped(c, c.emit("solve", swapped(c, a), swapped(c, b)))
     if vector:
         x = c.emit("squeeze", x, axis=[-1])
     return [x, None, None, _info(c, a)]
@@ -126,7 +120,7 @@ def _lu_solve(c: Ctx, factors: SSAValue, pivots: SSAValue, b: SSAValue, *, left:
                                   spec_of(factors).shape[-1])
     if left:
         return solve_factored(c, factors, order, b, transposed=adjoint)
-    return _swap(c, solve_factored(c, factors, order, _swap(c, b), transposed=not adjoint))
+    return swapped(c, solve_factored(c, factors, order, swapped(c, b), transposed=not adjoint))
 
 
 def _pinv(c: Ctx, a: SSAValue, atol: Any = None, rtol: Any = None, hermitian: bool = False
@@ -146,13 +140,13 @@ def _solve_triangular(c: Ctx, a: SSAValue, b: SSAValue, *, upper: bool, left: bo
 
 def _cholesky_solve(c: Ctx, b: SSAValue, factor: SSAValue, upper: bool = False) -> SSAValue:
     """A X = B with A = L L^T (U^T U when `upper`) given by its factor."""
-    low = _swap(c, factor) if upper else factor
-    return c.emit("solve", _swap(c, low), c.emit("solve", low, _matrix(b)))
+    low = swapped(c, factor) if upper else factor
+    return c.emit("solve", swapped(c, low), c.emit("solve", low, _matrix(b)))
 
 
 def _cholesky_inverse(c: Ctx, factor: SSAValue, upper: bool = False) -> SSAValue:
-    low = _swap(c, factor) if upper else factor
-    return c.emit("inv", c.emit("matmul", low, _swap(c, low)))
+    low = swapped(c, factor) if upper else factor
+    return c.emit("inv", c.emit("matmul", low, swapped(c, low)))
 
 
 LINALG: dict[str, Rule] = {
