@@ -206,6 +206,10 @@ def _matrix_rank(c: Call, A: Any, tol: Any = None, hermitian: bool = False, *,  
                  rtol: Any = None) -> NpArray:
     if tol is not None or hermitian:
         raise Unmapped("an absolute tolerance" if tol is not None else "hermitian")
+    if c.s.array(A).ndim < 2:  # NumPy's rank of a vector or scalar: 1 unless all zeros
+        x = c.s.lift(A)
+        nonzero = c.emit("any", c.emit("not_equal", x, c.s.lift(0, c.s.array(A).dtype)))
+        return c.new(nonzero, np.int64)  # a Python int from NumPy: int64 here
     return _composed(LC.matrix_rank, c, A, rtol=rtol)
 
 

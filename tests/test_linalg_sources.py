@@ -28,9 +28,10 @@ def _numpy_program():
                 np.linalg.matrix_power(a, 3), np.linalg.matrix_power(a, -2),
                 np.linalg.cond(a), np.cross(b[..., :3, 0], b[..., :3, 1]),
                 np.cross(b[:, :3], b[:, 1:], axis=1), np.vander(b[0, :, 0]),
-                np.vander(b[1, :, 1], 6, increasing=True))
+                np.vander(b[1, :, 1], 6, increasing=True), np.linalg.matrix_rank(b[0, :, 0]),
+                np.linalg.matrix_rank(b[0, :, 0] * 0), np.linalg.matrix_rank(b[1, 0, 0]))
     args = (A.astype(np.float64), B.astype(np.float64), RANK_TWO.astype(np.float64))
-    return program, args, list(program(*args))
+    return program, args, [np.asarray(w) for w in program(*args)]  # ranks of vectors: ints
 
 
 def _torch_program():
