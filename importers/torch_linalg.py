@@ -162,6 +162,7 @@ LINALG: dict[str, Rule] = {
     "_linalg_solve_ex.default": _solve_ex,
     "linalg_inv_ex.default": lambda c, a, **_: [c.emit("inv", _matrix(a)), _info(c, a)],
     "_linalg_det.default": lambda c, a, **_: [c.emit("det", _matrix(a)), None, None],
+    "linalg_matrix_exp.default": lambda c, a: c.emit("matrix_exp", _matrix(a)),
     "linalg_cholesky_ex.default": lambda c, a, upper=False, **_: [
         c.emit("cholesky", _matrix(a), upper=bool(upper)), _info(c, a)],
     "linalg_svd.default": _svd(True),

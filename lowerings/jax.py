@@ -175,6 +175,9 @@ JAX_RULES: dict[str, Rule] = {
                              f"ord={MATRIX_ORD[c.attrs['ord']]}, keepdims={c.lit('keepdims')})",
     "cholesky": "jnp.linalg.cholesky({x}, upper={upper})",
     "inv": "jnp.linalg.inv({x})",
+    # JAX stops squaring at max_squarings (NaN past it): 64 reach |x|_1 ~ 1e20, whose
+    # exponential no float holds
+    "matrix_exp": "jax.scipy.linalg.expm({x}, max_squarings=64)",
     "det": "jnp.linalg.det({x})",
     "qr": "jnp.linalg.qr({x}, mode={mode})",
     "svd": "svd({x}, {full_matrices})",

@@ -47,6 +47,7 @@ OLDEST_OPSET = 18
 REFUSED: dict[str, str] = {
     "cholesky": "ONNX has no Cholesky factorization",
     "inv": "ONNX has no matrix inverse",
+    "matrix_exp": "ONNX has no matrix exponential",
     "solve": "ONNX has no linear solver",
     "qr": "ONNX has no QR factorization",
     "svd": "ONNX has no singular value decomposition",

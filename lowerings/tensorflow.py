@@ -397,6 +397,7 @@ TF_RULES: dict[str, Rule] = {
     "cholesky": lambda c: "tf.linalg.adjoint(tf.linalg.cholesky({x}))".format(**c.args)
     if c.attrs["upper"] else "tf.linalg.cholesky({x})".format(**c.args),
     "inv": "tf.linalg.inv({x})",
+    "matrix_exp": "tf.linalg.expm({x})",
     "det": "tf.linalg.det({x})",
     "solve": "solve({a}, {b})",
     "qr": "tf.linalg.qr({x}, full_matrices={mode} == 'complete')",

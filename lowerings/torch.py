@@ -361,6 +361,7 @@ TORCH_RULES: dict[str, Rule] = {
                            f"ord={MATRIX_ORD[c.attrs['ord']]}, keepdim={c.lit('keepdims')})"),
     "cholesky": _linalg(lambda c, x: f"torch.linalg.cholesky({x}, upper={c.lit('upper')})"),
     "inv": _linalg(lambda c, x: f"torch.linalg.inv({x})"),
+    "matrix_exp": _linalg(lambda c, x: f"torch.linalg.matrix_exp({x})"),
     "det": _linalg(lambda c, x: f"torch.linalg.det({x})"),
     "solve": _linalg(_solve, "a", "b"),
     "qr": _linalg(lambda c, x: f"torch.linalg.qr({x}, mode={c.lit('mode')})"),

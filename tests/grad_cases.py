@@ -152,6 +152,11 @@ def _well_conditioned(rng, ops, attrs):
     return ops, attrs
 
 
+def _moderate(rng, ops, attrs):
+    ops[0] = rng.uniform(-1, 1, ops[0].shape)  # |x| <= n: exponentials of moderate size
+    return ops, attrs
+
+
 def _cholesky(rng, ops, attrs):
     b, n = _square_batch(ops[0])
     a = rng.uniform(-1, 1, ops[0].shape)
@@ -209,7 +214,8 @@ _FIX: dict[str, Any] = {
     "relu6": _kinks([0.0, 6.0]), "hard_sigmoid": _kinks([-3.0, 3.0]),
     "hardswish": _kinks([-3.0, 3.0]), "var": _spread, "std": _spread, "astype": _astype,
     "batch_norm": _batch_norm, "inv": _well_conditioned, "det": _well_conditioned,
-    "solve": _well_conditioned, "cholesky": _cholesky, "eigh": _eigh, "svd": _svd,
+    "solve": _well_conditioned, "matrix_exp": _moderate, "cholesky": _cholesky, "eigh": _eigh,
+    "svd": _svd,
     "qr": _svd, "matrix_norm": _matrix_norm, "lu": _lu, "slogdet": _lu,
 }
 

@@ -41,7 +41,7 @@ REJECTED = (InferError, AttrError, VerifyException)
 """How building or verifying refuses a mutated op: such a draw is not a program."""
 
 LINALG = frozenset({"cholesky", "inv", "det", "solve", "eigh", "qr", "svd", "matrix_norm", "lu",
-                    "slogdet"})
+                    "slogdet", "matrix_exp"})
 """Ops whose float operands get well-conditioned matrices (a singular input is a data
 error, not what this generator looks for)."""
 

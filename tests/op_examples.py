@@ -61,6 +61,7 @@ OVERRIDES: dict[str, tuple[Operands, dict[str, Any]]] = {
     "matrix_norm": (["3x3xf32"], {"ord": "nuc"}),
     "cholesky": (["3x3xf32"], {"upper": True}),
     "inv": (["3x3xf32"], {}),
+    "matrix_exp": (["3x3xf32"], {}),
     "det": (["3x3xf32"], {}),
     "solve": (["3x3xf32", "3x2xf32"], {}),
     "qr": (["4x3xf32"], {}),

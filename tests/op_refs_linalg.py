@@ -24,6 +24,18 @@ from op_refs_common import (
     well_conditioned,
 )
 
+
+def _expm(x: np.ndarray) -> np.ndarray:
+    """SciPy's matrix exponential of each matrix: an oracle beside the NumPy target's own
+    kernel (which the op table checks)."""
+    import scipy.linalg
+
+    out = np.empty(x.shape)
+    for i in np.ndindex(*x.shape[:-2]):
+        out[i] = scipy.linalg.expm(x[i])
+    return out
+
+
 LINALG_TOL = {"float32": (1e-3, 1e-4), "float64": (1e-8, 1e-10)}
 
 
@@ -166,6 +178,8 @@ def _cholesky_ref(x, upper):
 case("cholesky", _cholesky, _cholesky_ref, tol=LINALG_TOL)
 case("inv", _square(well_conditioned), lambda x: like(np.linalg.inv(f64(x)), x), tol=LINALG_TOL)
 case("det", _square(well_conditioned), lambda x: like(np.linalg.det(f64(x)), x), tol=LINALG_TOL)
+case("matrix_exp", _square(lambda d, dt, b, n: arr(d, dt, b + (n, n), -2, 2)),
+     lambda x: like(_expm(f64(x)), x), tol=LINALG_TOL)
 
 
 def _solve(d):

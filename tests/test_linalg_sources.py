@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from differential import matches_on_targets
+from differential import matches_on_targets, to_numpy
 
 import ivy_ir
 
@@ -45,7 +45,8 @@ def _torch_program():
                 torch.linalg.solve_triangular(a, b.mT, upper=False, left=False,
                                               unitriangular=True),
                 torch.cholesky_solve(b, low), torch.cholesky_solve(b, low.mT, upper=True),
-                torch.cholesky_inverse(low), torch.linalg.pinv(b, rtol=tol))
+                torch.cholesky_inverse(low), torch.linalg.pinv(b, rtol=tol),
+                torch.linalg.matrix_exp(a * 0.3))
 
     class Program(torch.nn.Module):
         def forward(self, a, b, r, tol):
@@ -65,3 +66,25 @@ def test_composed_linear_algebra_matches_the_source_on_every_target(source):
     plain = [np.asarray(a.numpy() if hasattr(a, "numpy") else a) for a in args]
     tol = {"rtol": 1e-9, "atol": 1e-9} if source == "numpy" else {"rtol": 2e-4, "atol": 2e-5}
     matches_on_targets(module, plain, want, TARGETS, **tol)
+
+
+def test_an_orthogonal_parametrization_runs_on_every_target():
+    """torch's `orthogonal` parametrization of a square layer (its weight the exponential
+    of a skew-symmetric matrix, `torch.linalg.matrix_exp`): outputs, and JAX's gradient
+    with respect to the parameter against torch autograd."""
+    torch = pytest.importorskip("torch")
+    jax = pytest.importorskip("jax")
+    orthogonal = torch.nn.utils.parametrizations.orthogonal
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(orthogonal(torch.nn.Linear(4, 4)), torch.nn.Tanh())
+    x = torch.randn(3, 4)
+    want = model(x).detach().numpy()
+    for target in TARGETS:
+        got = ivy_ir.compile(model, target=target, args=(x,))(x.numpy())
+        np.testing.assert_allclose(to_numpy(got), want, rtol=1e-5, atol=1e-6, err_msg=target)
+    c = ivy_ir.compile(model, target="jax", args=(x,))
+    grads = jax.grad(lambda p: c.apply(p, x.numpy()).sum())(c.params)
+    model(x).sum().backward()
+    for name, p in model.named_parameters():
+        np.testing.assert_allclose(np.asarray(grads[name]), p.grad.numpy(), rtol=1e-4,
+                                   atol=1e-6, err_msg=name)

@@ -198,6 +198,7 @@ CASES = {
     "eigh": (lambda x: F.add(F.sum(F.square(F.eigh(_spd(x))[0])), F.sum(F.multiply(  # signs
         F.square(F.eigh(_spd(x))[1]), np.arange(9.0).reshape(3, 3)))), (3, 3)),  # cancel
     "lu": (lambda x: F.sin(F.lu(x)[0]), (2, 4, 4)),  # pivots [0, 1, 3, 3] and [3, 1, 3, 3]
+    "matrix_exp": (lambda x: F.sin(F.matrix_exp(x)), (2, 3, 3)),
     "shared_value": (lambda x: F.multiply(F.sin(x), F.add(x, F.square(x))), (3,)),
     "composite_shared": (lambda a: F.silu(F.linear(a, a, None)), (3, 3)),
 }

@@ -167,6 +167,7 @@ NUMPY_RULES: dict[str, Rule] = {
     "svd": _linalg("svd({x}, {full_matrices})"),
     "eigh": _linalg("eigh({x})"),
     "lu": "lu({x})",
+    "matrix_exp": "matrix_exp({x})",
     "slogdet": _linalg("np.linalg.slogdet({x})"),
     "take": "np.take({x}, {indices}, axis={axis})",
     "gather_nd": "gather_nd({x}, {indices})",

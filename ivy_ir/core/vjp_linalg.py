@@ -101,6 +101,18 @@ def _inv(g, out, x):
     return [F.negative(F.matmul(F.matmul(t, g), t))]
 
 
+@_rule("matrix_exp")
+def _matrix_exp(g, out, x):
+    # the adjoint of the exponential's Frechet derivative at x, applied to g: the upper
+    # right block of exp([[x^T, g], [0, x^T]]) (Najfeld and Havel's block form)
+    t, n, rank = _swap(x), x.shape[-1], x.ndim
+    block = F.concat([F.concat([t, g], axis=rank - 1),
+                      F.concat([F.zeros_like(t), t], axis=rank - 1)], axis=rank - 2)
+    full = F.matrix_exp(block)
+    return [F.slice(full, start=[0] * (rank - 1) + [n], stop=[*x.shape[:-1], 2 * n],
+                    step=[1] * rank)]
+
+
 @_rule("det")
 def _det(g, out, x):
     scale = F.expand_dims(F.multiply(g, out), axis=[out.ndim, out.ndim + 1])

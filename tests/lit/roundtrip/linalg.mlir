@@ -52,6 +52,10 @@ builtin.module {
     %2 = ivy.solve %0, %1 : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
     func.return %2 : tensor<3x2xf32>
   }
+  func.func @matrix_exp(%0: tensor<3x3xf32>) -> tensor<3x3xf32> {
+    %1 = ivy.matrix_exp %0 : (tensor<3x3xf32>) -> tensor<3x3xf32>
+    func.return %1 : tensor<3x3xf32>
+  }
   func.func @qr(%0: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>) {
     %1, %2 = ivy.qr %0 : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>)
     func.return %1, %2 : tensor<4x3xf32>, tensor<3x3xf32>
@@ -122,6 +126,10 @@ builtin.module {
 // CHECK-NEXT: %2 = ivy.solve %0, %1 : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
 // CHECK-NEXT: func.return %2 : tensor<3x2xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @matrix_exp(%0: tensor<3x3xf32>) -> tensor<3x3xf32> {
+// CHECK-NEXT: %1 = ivy.matrix_exp %0 : (tensor<3x3xf32>) -> tensor<3x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<3x3xf32>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @qr(%0: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>) {
 // CHECK-NEXT: %1, %2 = ivy.qr %0 : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>)
 // CHECK-NEXT: func.return %1, %2 : tensor<4x3xf32>, tensor<3x3xf32>
@@ -154,6 +162,7 @@ builtin.module {
 // GENERIC: %1 = "ivy.inv"(%0) : (tensor<3x3xf32>) -> tensor<3x3xf32>
 // GENERIC: %1 = "ivy.det"(%0) : (tensor<3x3xf32>) -> tensor<f32>
 // GENERIC: %2 = "ivy.solve"(%0, %1) : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+// GENERIC: %1 = "ivy.matrix_exp"(%0) : (tensor<3x3xf32>) -> tensor<3x3xf32>
 // GENERIC: %1, %2 = "ivy.qr"(%0) : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3x3xf32>)
 // GENERIC: %1, %2, %3 = "ivy.svd"(%0) <{full_matrices = false}> : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<3x3xf32>)
 // GENERIC: %1, %2 = "ivy.eigh"(%0) : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>)
