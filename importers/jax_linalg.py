@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Rule, Unmapped, swapped
+from ivy_ir.core.linalg_compositions import householder_product
+from ivy_ir.dialect.types import FLOATS
+
+from .common import Rule, Unmapped, swapped, traced
 from .jax_ctx import Ctx, Value
 from .lu_results import pivots_to_permutation, triangle_solve
 
@@ -162,8 +165,16 @@ def _pivots_to_permutation(ctx: Ctx, pivots: Value, *, permutation_size: int, **
     return pivots_to_permutation(ctx, pivots, int(permutation_size))
 
 
+def _householder_product(ctx: Ctx, a: Value, taus: Value, **_: Any) -> Value:
+    """Q's columns from geqrf's reflectors, composed (real floats: no conjugates)."""
+    if ctx.spec(a).dtype not in FLOATS:
+        raise Unmapped(f"{ctx.spec(a).dtype} reflectors")
+    return traced(ctx.b.graph, householder_product, ctx.ssa(a), ctx.ssa(taus))
+
+
 LINALG: dict[str, Rule] = {"svd": _svd, "eigh": _eigh, "qr": _qr, "cholesky": _cholesky,
                            "lu": _lu, "lu_pivots_to_permutation": _pivots_to_permutation,
                            "custom_linear_solve": _linear_solve,
-                           "triangular_solve": _triangular_solve}
+                           "triangular_solve": _triangular_solve,
+                           "householder_product": _householder_product}
 """Factorizing lax primitive name -> rule."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from xdsl.ir import SSAValue
 
-from ivy_ir.core.linalg_compositions import pinv
+from ivy_ir.core.linalg_compositions import householder_product, pinv
 from ivy_ir.dialect.types import FLOATS
 
 from .common import Rule, Unmapped, spec_of, swapped, traced
@@ -36,6 +36,12 @@ from .torch_ctx import Ctx
 def _matrix(x: SSAValue) -> SSAValue:
     if spec_of(x).dtype not in FLOATS:
         raise Unmapped(f"{spec_of(x).dtype} matrices")
+    return x
+
+
+def _real(x: SSAValue) -> SSAValue:
+    if spec_of(x).dtype not in FLOATS or spec_of(x).dtype in ("float16", "bfloat16"):
+        raise Unmapped(f"{spec_of(x).dtype} reflectors")
     return x
 
 
@@ -163,6 +169,8 @@ LINALG: dict[str, Rule] = {
     "linalg_inv_ex.default": lambda c, a, **_: [c.emit("inv", _matrix(a)), _info(c, a)],
     "_linalg_det.default": lambda c, a, **_: [c.emit("det", _matrix(a)), None, None],
     "linalg_matrix_exp.default": lambda c, a: c.emit("matrix_exp", _matrix(a)),
+    "linalg_householder_product.default": lambda c, a, tau: traced(
+        c.b.graph, householder_product, _real(a), tau),
     "linalg_cholesky_ex.default": lambda c, a, upper=False, **_: [
         c.emit("cholesky", _matrix(a), upper=bool(upper)), _info(c, a)],
     "linalg_svd.default": _svd(True),

@@ -68,16 +68,18 @@ def test_composed_linear_algebra_matches_the_source_on_every_target(source):
     matches_on_targets(module, plain, want, TARGETS, **tol)
 
 
-def test_an_orthogonal_parametrization_runs_on_every_target():
-    """torch's `orthogonal` parametrization of a square layer (its weight the exponential
-    of a skew-symmetric matrix, `torch.linalg.matrix_exp`): outputs, and JAX's gradient
-    with respect to the parameter against torch autograd."""
+@pytest.mark.parametrize("features", [(4, 4), (6, 3)])
+def test_an_orthogonal_parametrization_runs_on_every_target(features):
+    """torch's `orthogonal` parametrization (a square weight the exponential of a
+    skew-symmetric matrix, `torch.linalg.matrix_exp`; another Q from geqrf's reflectors,
+    `torch.linalg.householder_product`): outputs, and JAX's gradient with respect to the
+    parameter against torch autograd."""
     torch = pytest.importorskip("torch")
     jax = pytest.importorskip("jax")
     orthogonal = torch.nn.utils.parametrizations.orthogonal
     torch.manual_seed(0)
-    model = torch.nn.Sequential(orthogonal(torch.nn.Linear(4, 4)), torch.nn.Tanh())
-    x = torch.randn(3, 4)
+    model = torch.nn.Sequential(orthogonal(torch.nn.Linear(*features)), torch.nn.Tanh())
+    x = torch.randn(3, features[0])
     want = model(x).detach().numpy()
     for target in TARGETS:
         got = ivy_ir.compile(model, target=target, args=(x,))(x.numpy())
@@ -88,3 +90,12 @@ def test_an_orthogonal_parametrization_runs_on_every_target():
     for name, p in model.named_parameters():
         np.testing.assert_allclose(np.asarray(grads[name]), p.grad.numpy(), rtol=1e-4,
                                    atol=1e-6, err_msg=name)
+
+
+def test_jax_householder_product_matches_on_every_target():
+    jax = pytest.importorskip("jax")
+    taus = RNG.standard_normal((2, 2)).astype(np.float32)
+    def fn(a, t):
+        return (jax.lax.linalg.householder_product(a, t),)
+    matches_on_targets(ivy_ir.trace(fn, (B, taus), source="jax"), [B, taus],
+                       [np.asarray(fn(B, taus)[0])], TARGETS, rtol=1e-5, atol=1e-6)

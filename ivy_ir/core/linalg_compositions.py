@@ -89,3 +89,23 @@ def condition_number(x: Any) -> Any:
     """The 2-norm condition number: the largest singular value over the smallest."""
     s = svdvals(x)
     return F.divide(F.max(s, axis=[s.ndim - 1]), F.min(s, axis=[s.ndim - 1]))
+
+
+def householder_product(a: Any, tau: Any) -> Any:
+    """The first n columns of H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^T with v_i
+    column i of `a` below the diagonal, 1 on it, 0 above (LAPACK's orgqr: how geqrf
+    stores Q): the reflectors applied to the identity's columns from the last one."""
+    m, n, k = a.shape[-2], a.shape[-1], tau.shape[-1]
+    batch, rank = tuple(a.shape[:-2]), a.ndim
+    dtype = np.dtype(str(a.dtype))
+    q = F.add(F.zeros_like(a), np.eye(m, n, dtype=dtype))
+    rows = np.arange(m)[:, None]
+    for i in reversed(range(k)):
+        column = F.slice(a, start=[0] * (rank - 1) + [i], stop=[*batch, m, i + 1],
+                         step=[1] * rank)  # (..., m, 1)
+        v = F.add(F.where(rows > i, column, np.zeros((), dtype)), (rows == i).astype(dtype))
+        t = F.slice(tau, start=[0] * (rank - 2) + [i], stop=[*batch, i + 1],
+                    step=[1] * (rank - 1))
+        scale = F.multiply(F.expand_dims(t, axis=[rank - 1]), v)  # tau_i v_i, (..., m, 1)
+        q = F.subtract(q, F.matmul(scale, F.matmul(_swap(v), q)))
+    return q
