@@ -166,8 +166,9 @@ def _pivots_to_permutation(ctx: Ctx, pivots: Value, *, permutation_size: int, **
 
 
 def _householder_product(ctx: Ctx, a: Value, taus: Value, **_: Any) -> Value:
-    """Q's columns from geqrf's reflectors, composed (real floats: no conjugates)."""
-    if ctx.spec(a).dtype not in FLOATS:
+    """Q's columns from geqrf's reflectors, composed (real floats: no conjugates; not
+    half floats, which would round at every reflector)."""
+    if ctx.spec(a).dtype not in FLOATS or ctx.spec(a).dtype in ("float16", "bfloat16"):
         raise Unmapped(f"{ctx.spec(a).dtype} reflectors")
     return traced(ctx.b.graph, householder_product, ctx.ssa(a), ctx.ssa(taus))
 

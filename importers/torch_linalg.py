@@ -40,6 +40,8 @@ def _matrix(x: SSAValue) -> SSAValue:
 
 
 def _real(x: SSAValue) -> SSAValue:
+    """Reflectors the composition takes: real (no conjugates), not half (it would round
+    at every reflector)."""
     if spec_of(x).dtype not in FLOATS or spec_of(x).dtype in ("float16", "bfloat16"):
         raise Unmapped(f"{spec_of(x).dtype} reflectors")
     return x
