@@ -42,9 +42,10 @@ BINARY = one_to_one(
              "remainder": None, "pow": None},
     aliases={"add_any": "add"})  # the sum of two cotangents in a jax.grad program
 """Binary lax primitive -> registry op of the same meaning."""
-IDENTITY = ("copy", "stop_gradient", "optimization_barrier", "device_put",
+IDENTITY = ("copy", "optimization_barrier", "device_put",
             "sharding_constraint", "pvary", "reshard")
-"""Primitives that only steer autodiff, placement or copies: their inputs pass through."""
+"""Primitives that only steer placement or copies: their inputs pass through
+(`stop_gradient` steers autodiff, so it is the registry op of that name)."""
 
 
 def _op(op: str) -> Rule:

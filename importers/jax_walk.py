@@ -15,7 +15,9 @@ Known values let the rules read static facts (gather/scatter indices, padding va
 `cond` predicates) and are materialized as constants only where an op needs them.
 
 Higher-order primitives are not mapped but walked into: `jit`/`pjit`, `closed_call`,
-`custom_jvp_call`, `custom_vjp_call`, `checkpoint`/`remat` inline their body; `cond`,
+`custom_jvp_call`, `custom_vjp_call`, `checkpoint`/`remat` inline their body (the
+gradient rule of a custom_jvp/custom_vjp in the user's code is dropped, with a
+`CustomGradientWarning`: the IR has no custom-gradient op); `cond`,
 `while` and `scan` (`lax.switch` and `fori_loop` stage to them) become the region ops
 `ivy.cond`, `ivy.while_loop` and `ivy.scan`, their bodies walked into the regions
 (`jax_control.py`).
@@ -23,6 +25,7 @@ Higher-order primitives are not mapped but walked into: `jit`/`pjit`, `closed_ca
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,8 +33,8 @@ import numpy as np
 from jax.extend.core import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal
 from xdsl.ir import Attribute, SSAValue
 
-from ivy_ir.core.errors import TraceError
-from ivy_ir.core.locations import OWN_DIRS, short_path
+from ivy_ir.core.errors import CustomGradientWarning, TraceError
+from ivy_ir.core.locations import OWN_DIRS, short_path, user_stacklevel
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
@@ -48,6 +51,8 @@ try:  # JAX's own user-frame heuristics (private: without them ops carry no loca
 except ImportError:  # pragma: no cover
     source_info_util = None
 
+CUSTOM_RULES = ("custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr")
+"""Inlined primitives whose own gradient rule the IR drops (a warning for user code)."""
 INLINED = ("jit", "pjit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
            "custom_vjp_call_jaxpr", "checkpoint", "remat", "remat2", "custom_lin")
 """Higher-order primitives whose body is walked in place (older JAX names included)."""
@@ -209,6 +214,8 @@ class JaxprWalker(ControlFlow):
             jaxpr, consts = body, []
         else:
             return self.unsupported(eqn)
+        if eqn.primitive.name in CUSTOM_RULES and not _library_function(jaxpr):
+            _warn_custom_rule(eqn.primitive.name, jaxpr)
         outer = self.pinned
         if outer is None and _library_function(jaxpr):
             self.pinned = self.location(eqn)
@@ -231,6 +238,15 @@ def _user_frame(tb: Any) -> Any:
                      if not f.file_name.startswith(OWN_DIRS)), None)
     except (AttributeError, TypeError):  # a JAX whose tracebacks look different
         return None
+
+
+def _warn_custom_rule(primitive: str, jaxpr: Jaxpr) -> None:
+    what = getattr(jaxpr.debug_info, "func_src_info", None) or "a function"
+    kind = "custom_vjp" if "vjp" in primitive else "custom_jvp"
+    warnings.warn(f"the jax.{kind} rule of {what} is not carried into the ivy program: "
+                  "it runs the function's forward computation, and gradients of the "
+                  "compiled program (on every target) are that computation's, not the "
+                  "rule's", CustomGradientWarning, stacklevel=user_stacklevel())
 
 
 def _library_function(jaxpr: Jaxpr) -> bool:

@@ -41,7 +41,7 @@ ONE_TO_ONE: dict[str, str] = one_to_one(
              "bitwise_right_shift": "right_shift", "pow": "power", "round": "rint",
              # NumPy has no ufunc of these
              "erf": None, "erfc": None, "rsqrt": None, "lgamma": None, "digamma": None,
-             "bessel_i0e": None,
+             "bessel_i0e": None, "stop_gradient": None,  # NumPy has no autodiff
              # functions, not ufuncs (numpy_fft.py); conjugate: a rule below
              "real": None, "imag": None, "conj": None},
     aliases={"fabs": "abs", "float_power": "pow", "matmul": "matmul", "vecdot": "vecdot",

@@ -21,7 +21,7 @@ from .tensorflow_ctx import Ctx, Value, VarRef
 
 
 def _identity(c: Ctx, *inputs: Value, **_: Any) -> list[Value]:
-    # Identity, IdentityN, StopGradient, ...: values pass through (known arrays stay known)
+    # Identity, IdentityN, ...: values pass through (known arrays stay known)
     return list(inputs)
 
 
@@ -67,7 +67,7 @@ def _call(c: Ctx, *args: Value, f: str, **_: Any) -> list[Value]:
 
 
 GRAPH: dict[str, Rule] = {
-    **dict.fromkeys(("Identity", "IdentityN", "StopGradient", "PreventGradient", "Snapshot",
+    **dict.fromkeys(("Identity", "IdentityN", "Snapshot",
                      "EnsureShape", "CheckNumerics"), _identity),
     "Const": _const, "ReadVariableOp": _read_variable, "AssignVariableOp": _assign_by(None),
     "AssignAddVariableOp": _assign_by("add"), "AssignSubVariableOp": _assign_by("subtract"),

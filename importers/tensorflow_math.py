@@ -22,9 +22,11 @@ UNARY = one_to_one(
     UNARY_OPS, camel,
     renamed={"negative": "Neg", "isnan": "IsNan", "isinf": "IsInf", "isfinite": "IsFinite",
              "bitwise_invert": "Invert", "log2": None, "log10": None, "trunc": None},
-    aliases={"Inv": "reciprocal", "Rint": "round", "ComplexAbs": "abs", "Erfinv": "erfinv"})
+    aliases={"Inv": "reciprocal", "Rint": "round", "ComplexAbs": "abs", "Erfinv": "erfinv",
+             "PreventGradient": "stop_gradient"})
 """One TF op, one registry op, same operand (TF's Round and Rint both round half to even;
-`tf.math.abs` of complex is ComplexAbs; TF has no Log2, Log10 or Trunc raw op)."""
+`tf.math.abs` of complex is ComplexAbs; TF has no Log2, Log10 or Trunc raw op; TF raises
+when asked for a gradient through PreventGradient, where the import stops it)."""
 
 BINARY = one_to_one(
     BINARY_OPS, camel,

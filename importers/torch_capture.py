@@ -33,8 +33,6 @@ from ivy_ir.core.locations import short_path
 
 TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_PACKAGE_DIRS = tuple(os.path.join(os.path.dirname(_OWN_DIR[:-1]), d) + os.sep
-                      for d in ("importers", "ivy_ir", "ivy", "lowerings"))
 _STDLIB = sysconfig.get_paths()["stdlib"] + os.sep
 FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 """One frame of a Python traceback as text (torch's recorded stack traces, messages)."""
@@ -276,11 +274,3 @@ def _describe(exc: BaseException, where: str) -> str:
                 "Python number depends on tensor values, which are not known while "
                 f"tracing; use torch.where or tensor ops instead (torch: {first})")
     return f"torch.export failed at {where}: {first}"
-
-
-def user_stacklevel() -> int:
-    """The `warnings.warn` stacklevel of the innermost frame outside this project."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRS):
-        frame, level = frame.f_back, level + 1
-    return level

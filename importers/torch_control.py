@@ -1,5 +1,6 @@
 """torch's control-flow higher-order ops (`torch.cond`, `torch.while_loop`, and
-`torch._higher_order_ops.scan`) as ivy region ops.
+`torch._higher_order_ops.scan`) as ivy region ops, and `torch.no_grad()` blocks
+inside a forward (`wrap_with_set_grad_enabled`) inlined with their results cut.
 
 torch.export records each as a `torch.ops.higher_order.*` node whose bodies are
 `GraphModule`s reached through `get_attr` nodes. `ControlFlow.control` walks each body
@@ -33,6 +34,7 @@ from xdsl.ir import SSAValue
 
 from ivy_ir.core.control import Body, emit_cond, emit_scan, emit_while
 from ivy_ir.core.errors import TraceError
+from ivy_ir.dialect.dtypes import COMPLEX, FLOATS
 from ivy_ir.dialect.infer import InferError
 
 from .common import ImportBuilder, Unmapped, location_str, spec_of
@@ -56,7 +58,8 @@ class ControlFlow:
     def control(self, node: torch.fx.Node, args: Sequence[Any]) -> Any:
         """Import one higher-order op node; ops without a rule join the report."""
         name = node.target.name()
-        method = {"cond": self._cond, "while_loop": self._while, "scan": self._scan}.get(name)
+        method = {"cond": self._cond, "while_loop": self._while, "scan": self._scan,
+                  "wrap_with_set_grad_enabled": self._grad_mode}.get(name)
         try:
             if method is None:
                 raise Unmapped()
@@ -120,6 +123,16 @@ class ControlFlow:
         inputs = [v for v in operands if isinstance(v, SSAValue)]
         return emit_cond(self.b.graph, self._predicate(pred), inputs,
                          self._region(then, template), self._region(orelse, template))
+
+    def _grad_mode(self, enabled: bool, graph: Graphs, *inputs: Any) -> list[Any]:
+        """A `torch.no_grad()` (or `enable_grad()`) block inside the forward: its body
+        inlined, and under no_grad each floating result cut from autodiff, as torch
+        computes it without history."""
+        outs = self.subgraph(graph, inputs)
+        if enabled:
+            return outs
+        return [self.b.emit("stop_gradient", [v]) if isinstance(v, SSAValue)
+                and spec_of(v).dtype in FLOATS | COMPLEX else v for v in outs]
 
     def _while(self, cond: Graphs, body: Graphs, carried: Sequence[Any],
                additional: Sequence[Any]) -> list[SSAValue]:

@@ -36,10 +36,10 @@ UNARY = one_to_one(
     UNARY_OPS - ROUNDING_OPS,
     # bitwise_not and digamma: rules below
     renamed={"negative": "neg", "bitwise_invert": None, "bessel_i0e": "special_i0e",
-             "digamma": None},
+             "digamma": None, "stop_gradient": "detach"},
     aliases={"negative": "negative", "sgn": "sign", "arcsin": "asin", "arccos": "acos",
              "arctan": "atan", "_conj": "conj", "conj_physical": "conj",
-             "special_gammaln": "lgamma"})
+             "special_gammaln": "lgamma", "detach_": "stop_gradient"})
 ACTIVATIONS = one_to_one(ACTIVATION_OPS, renamed={"hard_sigmoid": "hardsigmoid",
                                                   # ATen has neither
                                                   "cbrt": None, "population_count": None},

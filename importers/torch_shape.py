@@ -325,7 +325,7 @@ def _pixel_unshuffle(c: Ctx, x: SSAValue, r: int) -> SSAValue:
     return _reshape(c, y)
 
 
-IDENTITY = ("clone", "contiguous", "alias", "detach", "detach_", "lift_fresh_copy",
+IDENTITY = ("clone", "contiguous", "alias", "lift_fresh_copy",
             "lift_fresh", "_to_copy", "to", "type_as", "alias_copy", "positive", "resolve_conj",
             "resolve_neg")
 RESHAPE = ("view", "reshape", "_unsafe_view", "flatten", "unflatten", "view_as", "reshape_as",

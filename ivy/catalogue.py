@@ -48,6 +48,8 @@ scattering into an array, is `ivy.ops.scatter_nd`)."""
 
 NOT_GENERATED = {
     "constant": "no function: an array met while tracing becomes one",
+    "stop_gradient": "ivy.stop_gradient: each backend's own autodiff (ivy/gradients.py), "
+                     "which records the op on tracers",
     **{op: f"ivy.{op}: the facade's functional control flow (ivy/control_flow.py)"
        for op in CONTROL},
 }

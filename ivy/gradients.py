@@ -16,6 +16,8 @@ from functools import cache
 from typing import Any
 
 import lowerings
+from ivy_ir.core.tracer import record
+from ivy_ir.dialect import SPECS
 
 from . import backend
 from .agnostic import FUNCTIONS
@@ -34,12 +36,21 @@ def autodiff_of(values: list[Any], what: str = "gradients") -> Any:
 _TRACED = {
     "gradients": "{what} of traced values: ivy_ir.compile the loss function and "
                  "differentiate its result with the target framework instead",
-    "ivy.stop_gradient": "{what} cannot be traced: the ivy dialect has no stop-gradient op "
-                         "yet, and recording it as the identity would give the compiled "
-                         "program wrong gradients. Compile modules in eval mode "
-                         "(model.eval()): batch norm then reads its running statistics "
-                         "and dropout is the identity",
+    "optimizer steps": "{what} of traced values: an optimizer updates weights in place, "
+                       "eagerly; compile the model or the loss and step the compiled "
+                       "program's parameters with the target framework's gradients",
 }
+
+
+def eager_only(values: list[Any], what: str) -> None:
+    """A clear TypeError where `values` are traced: `what` keeps state outside the
+    program (a layer's running statistics, dropout masks drawn from its own NumPy
+    generator), which a compiled program would drop or freeze into constants."""
+    if backend.infer(values) == "ivy_ir":
+        raise TypeError(f"{what} cannot be traced: it updates the layer's own state, "
+                        "which a compiled program would freeze. Compile modules in eval "
+                        "mode (model.eval()): batch norm then reads its running "
+                        "statistics and dropout is the identity")
 
 
 @cache
@@ -59,8 +70,11 @@ def is_variable(x: Any) -> bool:
 
 
 def stop_gradient(x: Any) -> Any:
-    """`x` with no gradient flowing back through it."""
-    return autodiff_of([x], "ivy.stop_gradient").stop_gradient(x)
+    """`x` with no gradient flowing back through it; traced, the registry op of that
+    name, which each target lowers to its own (`lax.stop_gradient`, `detach`, ...)."""
+    if backend.infer([x]) == "ivy_ir":
+        return record(SPECS["stop_gradient"], (x,), {})
+    return autodiff_of([x]).stop_gradient(x)
 
 
 def execute_with_gradients(func: Callable[[Any], Any], xs: Any) -> tuple[Any, ...]:

@@ -16,6 +16,7 @@ import numpy
 
 import ivy
 
+from .gradients import eager_only
 from .initializers import GlorotUniform, Initializer, RandomNormal, Seed, Zeros
 from .module import Module
 
@@ -104,7 +105,7 @@ class Dropout(Module):
     draws a fresh mask without reading or advancing any framework's global random
     state, and a seeded layer replays the same sequence of masks on every backend.
     Under a compiling transformation (`jax.jit`) the mask drawn while tracing is baked
-    in as a constant.
+    in as a constant; `ivy_ir.compile` refuses a training-mode dropout for that reason.
     """
 
     def __init__(self, prob: float, *, scale: bool = True, seed: Seed = None):
@@ -117,6 +118,7 @@ class Dropout(Module):
     def _forward(self, x: Array) -> Array:
         if not self.training or self.prob == 0.0:
             return x
+        eager_only([x], "dropout in training mode")
         keep = self._rng.random(tuple(int(d) for d in x.shape)) >= self.prob
         factor = 1.0 / (1.0 - self.prob) if self.scale else 1.0
         return x * ivy.get_backend(x).asarray(keep * factor, dtype=x.dtype)

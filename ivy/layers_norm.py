@@ -17,6 +17,7 @@ import numpy
 import ivy
 
 from .container import Container
+from .gradients import eager_only
 from .initializers import Initializer, Ones, Seed, Zeros
 from .module import Module
 
@@ -115,6 +116,7 @@ class BatchNorm2D(Module):
             reduced = tuple(i for i in range(len(x.shape)) if i != axis)
             mean, var = ivy.mean(x, axis=reduced), ivy.var(x, axis=reduced)
             if self.training and self.track_running_stats:
+                eager_only([x], "batch norm's running statistics in training mode")
                 self._update_stats(mean, var, math.prod(int(x.shape[i]) for i in reduced))
         else:
             mean, var = self.stats.mean, self.stats.var

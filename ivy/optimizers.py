@@ -200,7 +200,7 @@ def _apply_rule(rule: _Rule, flat_w: dict[str, Any], flat_g: dict[str, Any], lr:
     new_w: dict[str, Any] = {}
     new_states: dict[str, LeafState] = {}
     values = [*flat_w.values(), *flat_g.values()]
-    runtime = autodiff_of(values, "ivy.stop_gradient")
+    runtime = autodiff_of(values, "optimizer steps")
     scope, cut = runtime.unrecorded(values)
 
     def seen(x: Any) -> Any:

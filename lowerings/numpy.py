@@ -29,7 +29,7 @@ TARGET = Target(
     fresh_ops=frozenset({"astype", "where", "erf", "erfc", "rsqrt", "cbrt", "lgamma", "digamma",
                          "bessel_i0e", "population_count"}),
     view_ops=frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "flip", "split",
-                        "bitcast"}))
+                        "bitcast", "stop_gradient"}))
 
 
 class NumpyRuntime(Runtime):

@@ -227,6 +227,8 @@ def _astype(c: OnnxContext) -> str:
 ELEMENTWISE_RULES: dict[str, OnnxRule] = {
     "astype": _astype,
     "bitcast": lambda c: c.node("BitCast", [c.x], to=onnx_dtype(c.out.dtype)),
+    # an inference graph has no gradients to stop
+    "stop_gradient": lambda c: c.node("Identity", [c.x]),
     "abs": unary("Abs"),
     "negative": unary("Neg"),
     "sign": unary("Sign"),

@@ -52,7 +52,7 @@ from .tensorflow_semantics import COMPLEX_NATIVES, COMPLEX_SPECIAL, SEMANTIC_RUL
 from .tensorflow_storage import CARRIED, astype
 from .tensorflow_strings import STRING_RULES
 
-NAMES = {"floor_divide": "floordiv", "remainder": "floormod",
+NAMES = {"floor_divide": "floordiv", "remainder": "floormod", "stop_gradient": "tf.stop_gradient",
          "bitwise_left_shift": "tf.bitwise.left_shift",
          "bitwise_right_shift": "tf.bitwise.right_shift",
          **dict.fromkeys(("abs", "sign", "isnan", "isinf", "isfinite", "log2", "log10", "trunc",

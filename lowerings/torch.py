@@ -58,10 +58,11 @@ from .torch_storage import CARRIED
 
 NAMES = {"equal": "eq", "not_equal": "ne", "less": "lt", "less_equal": "le", "greater": "gt",
          "greater_equal": "ge", "bitwise_invert": "bitwise_not", "min": "amin", "max": "amax",
-         "sign": "sgn", "conj": None, "imag": None, "bessel_i0e": "torch.special.i0e"}
+         "sign": "sgn", "conj": None, "imag": None, "bessel_i0e": "torch.special.i0e",
+         "stop_gradient": None}
 """Where torch's name differs from the registry's (comparisons by their ATen names;
 `sgn`, which is `sign` on real tensors, also takes complex ones: z / |z|; `conj` and
-`imag` have rules in `torch_fft.py`)."""
+`imag` have rules in `torch_fft.py`; `stop_gradient` is the method `detach`)."""
 
 MATRIX_ORD = {"fro": "'fro'", "nuc": "'nuc'", "1": "1", "-1": "-1", "2": "2", "-2": "-2",
               "inf": "float('inf')", "-inf": "float('-inf')"}
@@ -315,6 +316,7 @@ TORCH_RULES: dict[str, Rule] = {
                                                                  NAMES).items()},
     "astype": "{x}.to({dtype})",
     "bitcast": "{x}.view({dtype})",
+    "stop_gradient": "{x}.detach()",
     "erfinv": "torch.special.erfinv({x})",
     # torch's half-float erf gives 0 below ~1e-5 (erf(x) is 1.13 x there)
     "erf": rounded_once("torch.erf({x})", "{x}.to({dtype})"),

@@ -117,9 +117,10 @@ class TorchRuntime(TorchAutodiff, Runtime):
 
 
 VIEW_OPS = frozenset({"reshape", "permute_dims", "expand_dims", "squeeze", "slice", "split",
-                      "broadcast_to", "diagonal", "astype", "real", "imag", "conj"})
+                      "broadcast_to", "diagonal", "astype", "real", "imag", "conj",
+                      "stop_gradient"})
 """Ops whose torch rule can return a view of its operand (or itself: `.to` of the
-same dtype, `real` and `conj_physical` of a real tensor)."""
+same dtype, `real` and `conj_physical` of a real tensor, `detach`)."""
 
 
 def _channels_last(t: torch.Tensor) -> torch.Tensor:

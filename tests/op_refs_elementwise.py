@@ -213,6 +213,7 @@ unary("isnan", lambda x: x != x, NUM, special=True, keep=False)
 unary("isinf", lambda x: np.abs(x) == np.inf, NUM, special=True, keep=False)
 unary("isfinite", lambda x: (x == x) & (np.abs(x) != np.inf), NUM, special=True, keep=False)
 unary("logical_not", lambda x: ~x, ["bool"])
+unary("stop_gradient", lambda x: x, ANY)  # its gradient: tests/test_stop_gradient.py
 unary("bitwise_invert", lambda x: ~x, INTBOOL, -1000, 1000)
 
 # ---- binary elementwise ----

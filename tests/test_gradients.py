@@ -48,6 +48,7 @@ from grad_cases import (
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from op_refs_common import CASES
+from target_grads import GRAD
 
 from ivy_ir.dialect import CONTROL, SPECS
 from ivy_ir.dialect.types import COMPLEX, FLOATS
@@ -106,57 +107,6 @@ class Loss:
     def __call__(self, outs: Any, total: Any, const: Any) -> Any:
         parts = [total(t * const(w, t)) for t, w in zip(self.terms(_seq(outs)), self.weights)]
         return sum(parts[1:], parts[0]) if parts else None
-
-
-def _grad_jax(c: Any, flat: list[Any], diff: list[int], loss: Loss) -> list[np.ndarray]:
-    import jax
-    import jax.numpy as jnp
-
-    def f(*d: Any) -> Any:
-        args = list(xs)
-        for i, v in zip(diff, d):
-            args[i] = v
-        out = loss(c.apply(c.params, *args), jnp.sum, lambda w, t: jnp.asarray(w, t.dtype))
-        return jnp.zeros((), "float64") if out is None else out
-
-    # this loss around the program is the user's own float64 JAX code: it needs x64
-    with jax.enable_x64(True):
-        xs = [jnp.asarray(a) for a in flat]
-        grads = jax.grad(f, argnums=tuple(range(len(diff))))(*[xs[i] for i in diff])
-    return [np.asarray(g) for g in grads]
-
-
-def _grad_torch(c: Any, flat: list[Any], diff: list[int], loss: Loss) -> list[np.ndarray]:
-    import torch
-
-    xs = [torch.as_tensor(np.array(a)) for a in flat]
-    for i in diff:
-        xs[i].requires_grad_(True)
-    out = loss(c(*xs), torch.sum, lambda w, t: torch.as_tensor(w, dtype=t.dtype))
-    if out is None or not any(xs[i].numel() for i in diff):
-        return [np.zeros(flat[i].shape, flat[i].dtype) for i in diff]
-    assert out.requires_grad, "torch: the loss is detached from the inputs (no grad_fn)"
-    grads = torch.autograd.grad(out, [xs[i] for i in diff], allow_unused=True)
-    return [np.zeros(flat[i].shape, flat[i].dtype) if g is None else g.detach().numpy()
-            for i, g in zip(diff, grads)]
-
-
-def _grad_tf(c: Any, flat: list[Any], diff: list[int], loss: Loss) -> list[np.ndarray]:
-    import tensorflow as tf
-
-    xs = [tf.constant(a) for a in flat]
-    with tf.GradientTape() as tape:
-        for i in diff:
-            tape.watch(xs[i])
-        out = loss(c(*xs), tf.reduce_sum, lambda w, t: tf.constant(w, dtype=t.dtype))
-    if out is None:
-        return [np.zeros(flat[i].shape, flat[i].dtype) for i in diff]
-    grads = tape.gradient(out, [xs[i] for i in diff],
-                          unconnected_gradients=tf.UnconnectedGradients.ZERO)
-    return [tf.convert_to_tensor(g).numpy() for g in grads]  # IndexedSlices too
-
-
-GRAD = {"jax": _grad_jax, "torch": _grad_torch, "tensorflow": _grad_tf}
 
 
 def finite_differences(f: Any, flat: list[Any], i: int, symmetric: bool) -> np.ndarray:

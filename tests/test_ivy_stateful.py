@@ -405,9 +405,16 @@ def test_compiling_a_module_with_batch_norm_needs_eval_mode_and_changes_nothing(
     model = Net()
     x = np.random.default_rng(0).random((2, 5, 5, 3), dtype=np.float32)
     stats = model.bn.stats
-    with pytest.raises(TypeError, match="stop_gradient cannot be traced.*model.eval"):
+    with pytest.raises(TypeError, match="batch norm's running statistics in training mode "
+                                        "cannot be traced.*model.eval"):
         ivy_ir.compile(model, target="torch", args=(x,))
     assert model.bn.stats is stats  # the failed trace left the module as it was
+    with pytest.raises(TypeError, match="dropout in training mode cannot be traced"):
+        ivy_ir.compile(model.drop, target="torch", args=(x,))  # a mask would be frozen
+    opt = ivy.SGD(0.1)
+    with pytest.raises(TypeError, match="optimizer steps of traced values"):
+        ivy_ir.compile(lambda w: opt.step(ivy.Container(a=w), ivy.Container(a=w))["a"],
+                       target="numpy", args=(x,))
     compiled = ivy_ir.compile(model.eval(), target="torch", args=(x,))
     np.testing.assert_allclose(ivy.to_numpy(compiled(x)), model(x), rtol=1e-5, atol=1e-6)
     assert sorted(compiled.params) == ["bn.b", "bn.w", "conv.b", "conv.w"]

@@ -348,7 +348,8 @@ def _torch_wrappers():
     import torch
 
     def program(x):
-        y = x.contiguous().clone().detach().to(torch.float32).view(2, 3)
+        # (not detach: that cuts gradients, the op stop_gradient, tests/test_stop_gradient.py)
+        y = x.contiguous().clone().to(torch.float32).view(2, 3)
         y = y.reshape(-1).reshape(2, 3).permute(1, 0).permute(1, 0)
         return y.unsqueeze(0).squeeze(0).expand(2, 3).type_as(x) * 1
     return program, torch.as_tensor

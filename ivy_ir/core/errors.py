@@ -17,6 +17,12 @@ class IRError(ValueError):
         self.file, self.line, self.col, self.token = file, line, col, token
 
 
+class CustomGradientWarning(UserWarning):
+    """A source function's own gradient rule (a `jax.custom_vjp` or `custom_jvp` of the
+    user's code) that the IR cannot carry: the compiled program runs the function's
+    forward computation, and its gradients are that computation's, not the rule's."""
+
+
 class TraceError(RuntimeError):
     """A traced program did something that a static graph cannot record."""
 

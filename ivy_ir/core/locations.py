@@ -20,6 +20,15 @@ GENERATED = ("<ivy ", "<ivy_ir ")
 """File names of the code the facade and the lowerings generate: never the user's."""
 
 
+def user_stacklevel() -> int:
+    """The `warnings.warn` stacklevel of the innermost frame outside this project, so a
+    warning points at the user's call (`ivy_ir.compile(...)`), not at an importer."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(OWN_DIRS + GENERATED):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def user_location(skip: tuple[str, ...] = ()) -> Attribute:
     """The innermost stack frame outside this package (and the folders in `skip`):
     where the user called the op."""

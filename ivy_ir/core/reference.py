@@ -72,7 +72,7 @@ def _einsum(c: OpContext) -> str:
 
 
 NAMES = {"rsqrt": None, "erf": None, "erfc": None, "real": None, "imag": None, "lgamma": None,
-         "digamma": None, "bessel_i0e": None}
+         "digamma": None, "bessel_i0e": None, "stop_gradient": None}
 """Plain elementwise ops NumPy has no ufunc for (rules below)."""
 
 
@@ -134,6 +134,8 @@ NUMPY_RULES: dict[str, Rule] = {
     "complex": "np.stack(np.broadcast_arrays({re}, {im}), axis=-1).view({out_dtype})[..., 0]",
     **FFT_API_RULES,
     "bitcast": "{x}.view({dtype})",
+    # NumPy has no gradients to stop: x itself
+    "stop_gradient": "{x}",
     "nextafter": _nextafter,
     # a writable array of its own, never a view of x
     "broadcast_to": "np.broadcast_to({x}, {shape}).copy()",

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..dialect import DTYPES, IvyOp
+from ..dialect import DTYPES, NONDIFF, IvyOp
+from ..dialect.dtypes import COMPLEX, FLOATS
 from ..dialect.types import INT64_MAX, INT64_MIN
 from .canon_match import Emit, Replacement, Rule, producer, source, spec
 
@@ -76,6 +77,15 @@ def _identity_perm(op: IvyOp, a: dict[str, Any]) -> bool:
     return list(a["axes"]) == list(range(rank))
 
 
+def _no_gradient(op: IvyOp, a: dict[str, Any]) -> bool:
+    """Whether no gradient reaches `op`'s operand anyway: integers and bools, or a value
+    made by an op with none (a constant, `floor`, another `stop_gradient`)."""
+    x = source(op)
+    maker = producer(x)
+    return spec(x).dtype not in FLOATS | COMPLEX or (maker is not None
+                                                     and maker.SPEC.name in NONDIFF)
+
+
 IDENTITY_WHEN: dict[str, Callable[[IvyOp, dict[str, Any]], bool]] = {
     # reshape-like ops of an unchanged type keep the element order, so they are the
     # identity even with dynamic dims (a reshape result is static; squeeze and
@@ -97,6 +107,7 @@ IDENTITY_WHEN: dict[str, Callable[[IvyOp, dict[str, Any]], bool]] = {
     "repeat": lambda op, a: a["repeats"] == 1 and (a["axis"] is not None
                                                    or spec(source(op)).rank <= 1),
     "split": lambda op, a: len(op.results) == 1,        # split(x, [n]) -> [x]
+    "stop_gradient": _no_gradient,                      # stop_gradient(floor(x)) -> floor(x)
 }
 
 

@@ -158,17 +158,21 @@ def silu(root: IvyOp) -> Fused:
 
 def _stable_input(z: SSAValue, axis: int, ops: list) -> SSAValue:
     """z = x - max(x, axes containing `axis`, keepdims) -> x, else z itself: softmax is
-    invariant to subtracting anything constant along its axis, and that max is."""
+    invariant to subtracting anything constant along its axis, and that max is. So its
+    gradient is the same whether or not the max is cut from autodiff, as JAX's
+    softmax and logsumexp cut it (`x - stop_gradient(max(x))`)."""
     ex = Expansion()
     poly = ex(z, force=True)
     if len(poly) == 2 and all(len(k) == 1 and k[0][1] == 1 for k in poly):
         pos = [k[0][0] for k, c in poly.items() if c == 1.0]
         neg = [k[0][0] for k, c in poly.items() if c == -1.0]
-        if len(pos) == 1 and len(neg) == 1 and (m := producer(neg[0], "max")):
+        cut = producer(neg[0], "stop_gradient") if len(neg) == 1 else None
+        shift = cut.operand_groups()[0] if cut else neg[0] if neg else None
+        if len(pos) == 1 and shift is not None and (m := producer(shift, "max")):
             attrs, x = m.attr_values(), m.operand_groups()[0]
             if x is pos[0] and attrs["keepdims"] and axis in norm_axes(attrs["axis"],
                                                                        spec(x).rank):
-                ops += [*ex.ops, m]
+                ops += [*ex.ops, *([cut] if cut else []), m]
                 return x
     return z
 

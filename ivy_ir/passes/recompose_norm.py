@@ -52,22 +52,37 @@ def _touches_stats(v: SSAValue) -> bool:
     return any(producer(a, *_STATS) for a in atoms_of(Expansion()(v, force=True)))
 
 
-def _centred(c: SSAValue, axes: tuple[int, ...], dt: str, ops: list) -> SSAValue | None:
-    """c = X - mean(X, axes, keepdims) -> X (ops joined to `ops`), else None. A centred
-    value centred again (`decompose`'s compensated mean) is X too: centring is
-    idempotent in exact arithmetic."""
+def _uncut(m: SSAValue, cut: bool, ops: list) -> SSAValue:
+    """m, or where `cut` allows it and m is `stop_gradient(v)`, v (the op joined to
+    `ops`). Only inside a variance: d/dm mean((x - m)^2) = -2 mean(x - m) is 0 at m =
+    mean(x), so the gradient is the same whether the mean is cut or not, and
+    `tf.nn.moments` cuts it."""
+    op = producer(m, "stop_gradient") if cut else None
+    if op is None:
+        return m
+    ops.append(op)
+    return op.operand_groups()[0]
+
+
+def _centred(c: SSAValue, axes: tuple[int, ...], dt: str, ops: list,
+             cut: bool = False) -> SSAValue | None:
+    """c = X - mean(X, axes, keepdims) -> X (ops joined to `ops`), else None; the mean
+    may be cut from autodiff where `cut` (`_uncut`). A centred value centred again
+    (`decompose`'s compensated mean) is X too: centring is idempotent in exact
+    arithmetic."""
     ex = Expansion()
     poly = ex(c, force=True)
     for m in atoms_of(poly):
-        mean = producer(m, "mean")
+        sg: list = []
+        mean = producer(_uncut(m, cut, sg), "mean")
         if mean is None:
             continue
         try:
-            _, x, got = reduction(m, "mean")
+            _, x, got = reduction(mean.results[0], "mean")
         except NoMatch:
             continue
         if got == axes and same_poly(poly, padd(atom(x), atom(m), -1.0), dt):
-            ops += [*ex.ops, mean]
+            ops += [*ex.ops, *sg, mean]
             inner: list = []
             base = _centred(x, axes, dt, inner)
             if base is not None:
@@ -123,14 +138,16 @@ def _variance(v: SSAValue, dt: str, ops: list) -> tuple[str, SSAValue, tuple[int
     if len(poly) == 1 and (mono := next(iter(poly))) and len(mono) == 1 and mono[0][1] == 2 \
             and same_poly(poly, atom(mono[0][0], 2), dt):
         c = mono[0][0]
-        x = _centred(c, axes, dt, ops)
+        x = _centred(c, axes, dt, ops, cut=True)
         return ("ms", c, axes) if x is None else ("var", x, axes)
     for m in atoms_of(poly):  # the square of an x - mean that has one use, expanded
-        mean = producer(m, "mean")
+        sg: list = []
+        mean = producer(_uncut(m, True, sg), "mean")
         if mean is not None and (x := mean.operand_groups()[0]) in atoms_of(poly):
             d = padd(atom(x), atom(m), -1.0)
-            if reduction(m, "mean")[2] == axes and same_poly(poly, pmul(d, d), dt):
-                ops.append(mean)
+            if reduction(mean.results[0], "mean")[2] == axes and \
+                    same_poly(poly, pmul(d, d), dt):
+                ops += [*sg, mean]
                 return "var", x, axes
     raise NoMatch
 

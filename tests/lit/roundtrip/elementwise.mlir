@@ -16,6 +16,10 @@ builtin.module {
     %1 = ivy.broadcast_to %0 {shape = [4, 3]} : (tensor<1x3xf32>) -> tensor<4x3xf32>
     func.return %1 : tensor<4x3xf32>
   }
+  func.func @stop_gradient(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+    %1 = ivy.stop_gradient %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    func.return %1 : tensor<2x3xf32>
+  }
   func.func @abs(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
     %1 = ivy.abs %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
     func.return %1 : tensor<2x3xf32>
@@ -306,6 +310,10 @@ builtin.module {
 // CHECK-NEXT: %1 = ivy.broadcast_to %0 {shape = [4, 3]} : (tensor<1x3xf32>) -> tensor<4x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<4x3xf32>
 // CHECK-NEXT: }
+// CHECK-LABEL: func.func @stop_gradient(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: %1 = ivy.stop_gradient %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: func.return %1 : tensor<2x3xf32>
+// CHECK-NEXT: }
 // CHECK-LABEL: func.func @abs(%0: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT: %1 = ivy.abs %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT: func.return %1 : tensor<2x3xf32>
@@ -585,6 +593,7 @@ builtin.module {
 // GENERIC: %1 = "ivy.astype"(%0) <{dtype = f64}> : (tensor<2x3xf32>) -> tensor<2x3xf64>
 // GENERIC: %1 = "ivy.bitcast"(%0) <{dtype = ui32}> : (tensor<2x3xf32>) -> tensor<2x3xui32>
 // GENERIC: %1 = "ivy.broadcast_to"(%0) <{shape = array<i64: 4, 3>}> : (tensor<1x3xf32>) -> tensor<4x3xf32>
+// GENERIC: %1 = "ivy.stop_gradient"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.abs"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.negative"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
 // GENERIC: %1 = "ivy.sign"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
