@@ -12,17 +12,47 @@ generator advances on every training step.
 
 from __future__ import annotations
 
+import os
+import warnings
 from typing import Any
 
 import numpy as np
+import tensorflow as tf
 
-from .common import Rule, Unmapped
+from ivy_ir.core.errors import CustomGradientWarning
+from ivy_ir.core.locations import user_stacklevel
+
+from .common import Rule, Unmapped, location_str
 from .tensorflow_ctx import Ctx, Value, VarRef
+
+_TF_DIR = os.path.dirname(tf.__file__) + os.sep
 
 
 def _identity(c: Ctx, *inputs: Value, **_: Any) -> list[Value]:
     # Identity, IdentityN, ...: values pass through (known arrays stay known)
     return list(inputs)
+
+
+def _identity_n(c: Ctx, *inputs: Value, _gradient_op_type: Any = None, **_: Any
+                ) -> list[Value]:
+    """IdentityN, which `tf.custom_gradient` tags with its gradient function: the IR has
+    no custom-gradient op, so that rule is dropped, and the user hears of it unless the
+    rule is TensorFlow's own (`ctc_loss`'s: the true gradient, written for speed)."""
+    if _gradient_op_type and not _tensorflows_own_rule(c.op):
+        warnings.warn(f"the tf.custom_gradient rule at {location_str(c.b.graph.location)} "
+                      "is not carried into the ivy program: it runs the function's forward "
+                      "computation, and gradients of the compiled program (on every "
+                      "target) are that computation's, not the rule's",
+                      CustomGradientWarning, stacklevel=user_stacklevel())
+    return list(inputs)
+
+
+def _tensorflows_own_rule(op: Any) -> bool:
+    """Whether the custom-gradient function that made `op` was called from TF's code."""
+    frames = list(getattr(op, "traceback", None) or [])
+    entry = next((i for i, f in enumerate(frames)
+                  if f.filename.endswith(os.path.join("ops", "custom_gradient.py"))), 0)
+    return entry > 0 and frames[entry - 1].filename.startswith(_TF_DIR)
 
 
 def _const(c: Ctx, *, value: np.ndarray, dtype: str, **_: Any) -> np.ndarray:
@@ -67,7 +97,8 @@ def _call(c: Ctx, *args: Value, f: str, **_: Any) -> list[Value]:
 
 
 GRAPH: dict[str, Rule] = {
-    **dict.fromkeys(("Identity", "IdentityN", "Snapshot",
+    "IdentityN": _identity_n,
+    **dict.fromkeys(("Identity", "Snapshot",
                      "EnsureShape", "CheckNumerics"), _identity),
     "Const": _const, "ReadVariableOp": _read_variable, "AssignVariableOp": _assign_by(None),
     "AssignAddVariableOp": _assign_by("add"), "AssignSubVariableOp": _assign_by("subtract"),

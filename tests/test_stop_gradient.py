@@ -208,3 +208,23 @@ def test_a_user_custom_vjp_rule_is_reported_not_dropped_silently() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", CustomGradientWarning)
         ivy_ir.compile(lambda x: jnp.sum(jax.nn.softplus(x)), target="numpy", args=(Z,))
+
+
+def test_a_tf_custom_gradient_is_reported_not_dropped_silently() -> None:
+    """`tf.custom_gradient` marks its IdentityN with the rule; the import says it drops it."""
+    import tensorflow as tf
+
+    from ivy_ir.core.errors import CustomGradientWarning
+
+    @tf.custom_gradient
+    def reverse_gradient(x):
+        return tf.identity(x), lambda g: -g
+
+    def f(x):
+        return tf.reduce_sum(reverse_gradient(x) * x)
+
+    with pytest.warns(CustomGradientWarning, match=r"tf.custom_gradient rule at "
+                      r".*test_stop_gradient\.py:\d+ is not carried") as caught:
+        c = ivy_ir.compile(f, target="numpy", args=(Z,))
+    assert [w.filename for w in caught] == [__file__]
+    assert float(c(Z)) == pytest.approx(float(np.sum(Z * Z)), rel=1e-6)
