@@ -260,6 +260,9 @@ NEGATIVE = {
     "layer_norm_var_other_axis": (lambda x: (x - ivy.mean(x, axis=[1], keepdims=True))
                                   * ivy.rsqrt(ivy.var(x, axis=[0], keepdims=True) + 1e-5),
                                   "rsqrt"),
+    # without the guard a row of -inf gives NaN (-inf - -inf), the fused op -inf
+    "logsumexp_unguarded": (lambda x: ivy.log(ivy.sum(ivy.exp(
+        x - ivy.max(x, axis=[1], keepdims=True)), axis=[1])) + ivy.max(x, axis=[1]), "log"),
     "finite_mask_fill": (lambda q, m: ivy.matmul(ivy.softmax(ivy.where(
         m, ivy.matmul(q, ivy.permute_dims(q, axes=[1, 0])), -1e9)), q), "matmul"),
 }
@@ -300,11 +303,31 @@ def test_jax_spellings_recompose():
     for fn, args, op in ((lambda x: jax.nn.gelu(x, approximate=False), (X,), "gelu"),
                          (jax.nn.gelu, (X,), "gelu"), (jax.nn.softmax, (X,), "softmax"),
                          (jax.nn.log_softmax, (X,), "log_softmax"),
+                         (lambda x: jax.nn.logsumexp(x, axis=-1), (X,), "logsumexp"),
+                         (lambda x: jax.nn.logsumexp(x, 0, keepdims=True), (X,), "logsumexp"),
+                         (jax.nn.logsumexp, (X,), "logsumexp"),
                          (flax_layer_norm, (X, _arr(8), _arr(8)), "layer_norm"),
                          (attention, (q, q, q), "scaled_dot_product_attention"),
                          (lambda x, k, b: x @ k + b, (X, _arr(8, 3), _arr(3)), "linear")):
         after = check(fn, args, op, source="jax")
         assert op in _ops(after) and len(_ops(after)) <= 2, _ops(after)
+
+
+def test_logsumexp_of_infinite_rows_and_its_gradient():
+    """JAX's guarded shift keeps rows of -inf at -inf and rows holding +inf at +inf, as
+    the fused op does; its cut changes no gradient."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    x = _arr(5, 4)
+    x[1], x[2, 1], x[3, 2], x[4, 0] = -np.inf, np.inf, np.nan, -np.inf
+    after = check(lambda v: jax.nn.logsumexp(v, axis=1), (x,), "logsumexp", source="jax")
+    np.testing.assert_array_equal(_run(after, (x,), None)[0][1:4], [-np.inf, np.inf, np.nan])
+    w = jnp.asarray(_arr(8))
+    c = ivy_ir.compile(lambda v: jax.nn.logsumexp(v, axis=0), target="jax", args=(X,))
+    assert "ivy.logsumexp" in c.ir
+    np.testing.assert_allclose(jax.grad(lambda v: jnp.sum(c(v) * w))(X),
+                               jax.grad(lambda v: jnp.sum(jax.nn.logsumexp(v, 0) * w))(X),
+                               rtol=1e-5, atol=1e-6)
 
 
 def test_tensorflow_spellings_recompose():
@@ -313,7 +336,9 @@ def test_tensorflow_spellings_recompose():
                                               gamma_initializer="random_normal")
     norm.build(X.shape)
     for fn, op in ((tf.nn.gelu, "gelu"), (lambda x: tf.nn.gelu(x, approximate=True), "gelu"),
-                   (tf.nn.silu, "silu"), (norm, "layer_norm")):
+                   (tf.nn.silu, "silu"), (norm, "layer_norm"),
+                   (lambda x: tf.reduce_logsumexp(x, axis=1), "logsumexp"),
+                   (lambda x: tf.reduce_logsumexp(x, axis=0, keepdims=True), "logsumexp")):
         assert _ops(check(fn, (X,), op, source="tensorflow")) == [op]
 
 

@@ -55,6 +55,7 @@ from .recompose_activations import (
     linear_bias,
     linear_weight,
     log_softmax,
+    logsumexp,
     sigmoid,
     silu,
     softmax,
@@ -93,7 +94,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     "multiply": (gelu, silu, sigmoid, softmax, norm, norm_affine),
     "divide": (silu, softmax, sigmoid, gelu, norm),
     "reciprocal": (sigmoid,),
-    "add": (linear_bias, sigmoid, log_softmax, norm, norm_affine),
+    "add": (linear_bias, sigmoid, log_softmax, logsumexp, norm, norm_affine),
     "subtract": (log_softmax, norm),
     "matmul": (attention, linear_weight),
     "reshape": (batched_linear,),   # reshape(linear(reshape(x)), B+[o]) -> linear(x)

@@ -23,6 +23,7 @@ from .recompose_match import (
     atom,
     close,
     expect,
+    is_float,
     norm_axes,
     peel_to,
     producer,
@@ -30,6 +31,7 @@ from .recompose_match import (
     require,
     reshaped,
     same_poly,
+    scalar,
     spec,
 )
 
@@ -224,6 +226,63 @@ def log_softmax(root: IvyOp) -> Fused:
         spelled.append(Expansion()(z, force=True))
     require(any(same_poly(rest, want, dt) for want in spelled))
     return Fused("log_softmax", [x], {"axis": axis}, {*ops, *stable})
+
+
+def _guarded_max(c: SSAValue, ops: list) -> SSAValue:
+    """c = stop_gradient(where(isfinite(m), m, 0)) -> m (the ops joined to `ops`): the
+    shift JAX's and TF's logsumexp subtract, 0 where the max is infinite so that rows
+    of -inf give -inf and rows holding +inf give +inf (as the fused op does), and cut,
+    which changes no gradient of a value that does not depend on it."""
+    cut = expect(c, "stop_gradient")
+    guard = expect(cut.operand_groups()[0], "where")
+    test, m, zero = guard.operand_groups()
+    finite = expect(test, "isfinite")
+    require(finite.operand_groups()[0] is m and scalar(zero) == 0.0)
+    ops += [cut, guard, finite]
+    return m
+
+
+def _relabelled(v: SSAValue, ops: list) -> SSAValue:
+    """The value up the chain of reshapes, expand_dims and squeezes that made `v` (they
+    keep the element order; the ops joined to `ops`)."""
+    while (op := producer(v, "reshape", "expand_dims", "squeeze")) is not None:
+        ops.append(op)
+        v = op.operand_groups()[0]
+    return v
+
+
+def logsumexp(root: IvyOp) -> Fused:
+    """log(|sum(exp(x - c), axis=A)|) + c    with c the guarded, cut max(x, A) of
+    `_guarded_max`, each c in the keepdims or the reduced shape (JAX's spelling, and
+    TF's `reduce_logsumexp`)                                      -> logsumexp(x, A)"""
+    for lg, c in (root.operand_groups(), root.operand_groups()[::-1]):
+        log = producer(lg, "log")
+        if log is None:
+            continue
+        ops: list = [log]
+        s = log.operand_groups()[0]
+        if (absolute := producer(s, "abs")) is not None:
+            ops.append(absolute)
+            s = absolute.operand_groups()[0]
+        red = expect(s, "sum")
+        e = expect(red.operand_groups()[0], "exp")
+        sub = expect(e.operand_groups()[0], "subtract")
+        x, shift = sub.operand_groups()
+        shape = spec(x).shape
+        axes = norm_axes(red.attr_values()["axis"], len(shape))
+        kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        reduced = tuple(d for i, d in enumerate(shape) if i not in axes)
+        require(axes and is_float(x) and spec(shift).shape == kept
+                and spec(c).shape == spec(root.results[0]).shape)
+        core = _relabelled(c, ops)
+        require(_relabelled(shift, ops) is core and spec(core).shape in (kept, reduced))
+        m = expect(_guarded_max(core, ops), "max")
+        require(m.operand_groups()[0] is x
+                and norm_axes(m.attr_values()["axis"], len(shape)) == axes)
+        return Fused("logsumexp", [x], {"axis": list(axes),
+                                        "keepdims": bool(red.attr_values()["keepdims"])},
+                     {*ops, red, e, sub, m})
+    raise NoMatch
 
 
 def _weight(wt: SSAValue, ops: list) -> SSAValue | Prep:
