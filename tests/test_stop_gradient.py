@@ -7,7 +7,9 @@ compiled program got gradients the source never computes.)
 Each source writes the same VQ-VAE style loss: a straight-through quantization (the
 forward value is the codebook entry, the gradient goes to the encoder output) plus the
 codebook and commitment terms, each of which cuts one side. The gradients of the
-compiled program on every autodiff target must equal the source's own.
+compiled program on every autodiff target must equal the source's own. Also here: torch
+`no_grad` blocks inside a forward, the recompositions that look through a cut, and the
+warning for the custom gradient rules the IR cannot carry.
 """
 
 from __future__ import annotations
