@@ -13,6 +13,7 @@ placeholder values of the right type so the walk goes on; `finish()` then raises
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -29,16 +30,16 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from ivy_ir.core.errors import UnsupportedOpsError
+from ivy_ir.core.errors import CustomGradientWarning, UnsupportedOpsError
 from ivy_ir.core.graph import Graph
-from ivy_ir.core.locations import identifier
+from ivy_ir.core.locations import identifier, user_stacklevel
 from ivy_ir.core.module import DIMS, UPDATE, Module
 from ivy_ir.core.resample import resample_taps
 from ivy_ir.core.rules import PLAIN_ELEMENTWISE
 from ivy_ir.core.tracer import Tracer
 from ivy_ir.dialect import SPECS, TensorSpec
 from ivy_ir.dialect.symbolic import SymDim
-from ivy_ir.dialect.types import dtype_name, numpy_dtype
+from ivy_ir.dialect.types import FLOATS, dtype_name, numpy_dtype
 
 Rule = Callable[..., Any]
 """`rule(ctx, *args, **kwargs) -> value | list[value]`: the registry ops for one source op,
@@ -248,6 +249,26 @@ def wrap_pad(ctx: ImportContext, x: Any, shape: Sequence[int], grow: Sequence[in
         x = ctx.emit("concat", parts, axis=a)
         shape[a] += before + after
     return x
+
+
+def drop_gradient_rule(rule: str) -> None:
+    """Warn that the source's own gradient rule `rule` (a `jax.custom_vjp` of f at its
+    line, a `tf.custom_gradient` at its line) is not imported: the IR has no
+    custom-gradient op, so the program keeps only the forward computation."""
+    warnings.warn(f"the {rule} is not carried into the ivy program: it runs the "
+                  "function's forward computation, and gradients of the compiled program "
+                  "(on every target) are that computation's, not the rule's",
+                  CustomGradientWarning, stacklevel=user_stacklevel())
+
+
+def real_reflectors(a: SSAValue) -> SSAValue:
+    """The Householder reflectors `linalg_compositions.householder_product` takes: real
+    floats (it applies no conjugates), not half floats (they would round at every
+    reflector)."""
+    dtype = spec_of(a).dtype
+    if dtype not in FLOATS or dtype in ("float16", "bfloat16"):
+        raise Unmapped(f"{dtype} reflectors")
+    return a
 
 
 def swapped(ctx: ImportContext, x: Any) -> Any:

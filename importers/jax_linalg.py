@@ -16,9 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from ivy_ir.core.linalg_compositions import householder_product
-from ivy_ir.dialect.types import FLOATS
 
-from .common import Rule, Unmapped, swapped, traced
+from .common import Rule, Unmapped, real_reflectors, swapped, traced
 from .jax_ctx import Ctx, Value
 from .lu_results import pivots_to_permutation, triangle_solve
 
@@ -168,9 +167,7 @@ def _pivots_to_permutation(ctx: Ctx, pivots: Value, *, permutation_size: int, **
 def _householder_product(ctx: Ctx, a: Value, taus: Value, **_: Any) -> Value:
     """Q's columns from geqrf's reflectors, composed (real floats: no conjugates; not
     half floats, which would round at every reflector)."""
-    if ctx.spec(a).dtype not in FLOATS or ctx.spec(a).dtype in ("float16", "bfloat16"):
-        raise Unmapped(f"{ctx.spec(a).dtype} reflectors")
-    return traced(ctx.b.graph, householder_product, ctx.ssa(a), ctx.ssa(taus))
+    return traced(ctx.b.graph, householder_product, real_reflectors(ctx.ssa(a)), ctx.ssa(taus))
 
 
 LINALG: dict[str, Rule] = {"svd": _svd, "eigh": _eigh, "qr": _qr, "cholesky": _cholesky,

@@ -25,7 +25,6 @@ gradient rule of a custom_jvp/custom_vjp in the user's code is dropped, with a
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,14 +32,14 @@ import numpy as np
 from jax.extend.core import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal
 from xdsl.ir import Attribute, SSAValue
 
-from ivy_ir.core.errors import CustomGradientWarning, TraceError
-from ivy_ir.core.locations import OWN_DIRS, short_path, user_stacklevel
+from ivy_ir.core.errors import TraceError
+from ivy_ir.core.locations import OWN_DIRS, short_path
 from ivy_ir.dialect import TensorSpec
 from ivy_ir.dialect.attrs import AttrError
 from ivy_ir.dialect.infer import InferError
 from ivy_ir.dialect.types import dtype_name
 
-from .common import ImportBuilder, Rule, Unmapped, location, location_str
+from .common import ImportBuilder, Rule, Unmapped, drop_gradient_rule, location, location_str
 from .jax_control import CONTROL, ControlFlow
 from .jax_ctx import FOLD_LIMIT, Ctx, Value
 from .jax_dims import is_static, sized_params
@@ -215,7 +214,9 @@ class JaxprWalker(ControlFlow):
         else:
             return self.unsupported(eqn)
         if eqn.primitive.name in CUSTOM_RULES and not _library_function(jaxpr):
-            _warn_custom_rule(eqn.primitive.name, jaxpr)
+            kind = "custom_vjp" if "vjp" in eqn.primitive.name else "custom_jvp"
+            what = getattr(jaxpr.debug_info, "func_src_info", None) or "a function"
+            drop_gradient_rule(f"jax.{kind} rule of {what}")
         outer = self.pinned
         if outer is None and _library_function(jaxpr):
             self.pinned = self.location(eqn)
@@ -238,15 +239,6 @@ def _user_frame(tb: Any) -> Any:
                      if not f.file_name.startswith(OWN_DIRS)), None)
     except (AttributeError, TypeError):  # a JAX whose tracebacks look different
         return None
-
-
-def _warn_custom_rule(primitive: str, jaxpr: Jaxpr) -> None:
-    what = getattr(jaxpr.debug_info, "func_src_info", None) or "a function"
-    kind = "custom_vjp" if "vjp" in primitive else "custom_jvp"
-    warnings.warn(f"the jax.{kind} rule of {what} is not carried into the ivy program: "
-                  "it runs the function's forward computation, and gradients of the "
-                  "compiled program (on every target) are that computation's, not the "
-                  "rule's", CustomGradientWarning, stacklevel=user_stacklevel())
 
 
 def _library_function(jaxpr: Jaxpr) -> bool:

@@ -13,16 +13,12 @@ generator advances on every training step.
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-from ivy_ir.core.errors import CustomGradientWarning
-from ivy_ir.core.locations import user_stacklevel
-
-from .common import Rule, Unmapped, location_str
+from .common import Rule, Unmapped, drop_gradient_rule, location_str
 from .tensorflow_ctx import Ctx, Value, VarRef
 
 _TF_DIR = os.path.dirname(tf.__file__) + os.sep
@@ -39,11 +35,7 @@ def _identity_n(c: Ctx, *inputs: Value, _gradient_op_type: Any = None, **_: Any
     no custom-gradient op, so that rule is dropped, and the user hears of it unless the
     rule is TensorFlow's own (`ctc_loss`'s: the true gradient, written for speed)."""
     if _gradient_op_type and not _tensorflows_own_rule(c.op):
-        warnings.warn(f"the tf.custom_gradient rule at {location_str(c.b.graph.location)} "
-                      "is not carried into the ivy program: it runs the function's forward "
-                      "computation, and gradients of the compiled program (on every "
-                      "target) are that computation's, not the rule's",
-                      CustomGradientWarning, stacklevel=user_stacklevel())
+        drop_gradient_rule(f"tf.custom_gradient rule at {location_str(c.b.graph.location)}")
     return list(inputs)
 
 

@@ -22,7 +22,7 @@ from xdsl.ir import SSAValue
 from ivy_ir.core.linalg_compositions import householder_product, pinv
 from ivy_ir.dialect.types import FLOATS
 
-from .common import Rule, Unmapped, spec_of, swapped, traced
+from .common import Rule, Unmapped, real_reflectors, spec_of, swapped, traced
 from .lu_results import (
     pivots_to_permutation,
     rows_of,
@@ -36,14 +36,6 @@ from .torch_ctx import Ctx
 def _matrix(x: SSAValue) -> SSAValue:
     if spec_of(x).dtype not in FLOATS:
         raise Unmapped(f"{spec_of(x).dtype} matrices")
-    return x
-
-
-def _real(x: SSAValue) -> SSAValue:
-    """Reflectors the composition takes: real (no conjugates), not half (it would round
-    at every reflector)."""
-    if spec_of(x).dtype not in FLOATS or spec_of(x).dtype in ("float16", "bfloat16"):
-        raise Unmapped(f"{spec_of(x).dtype} reflectors")
     return x
 
 
@@ -172,7 +164,7 @@ LINALG: dict[str, Rule] = {
     "_linalg_det.default": lambda c, a, **_: [c.emit("det", _matrix(a)), None, None],
     "linalg_matrix_exp.default": lambda c, a: c.emit("matrix_exp", _matrix(a)),
     "linalg_householder_product.default": lambda c, a, tau: traced(
-        c.b.graph, householder_product, _real(a), tau),
+        c.b.graph, householder_product, real_reflectors(a), tau),
     "linalg_cholesky_ex.default": lambda c, a, upper=False, **_: [
         c.emit("cholesky", _matrix(a), upper=bool(upper)), _info(c, a)],
     "linalg_svd.default": _svd(True),

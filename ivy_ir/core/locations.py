@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import FrameType
 
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, UnknownLoc
 from xdsl.ir import Attribute
@@ -20,22 +21,27 @@ GENERATED = ("<ivy ", "<ivy_ir ")
 """File names of the code the facade and the lowerings generate: never the user's."""
 
 
+def _user_frame(skip: tuple[str, ...] = ()) -> tuple[FrameType | None, int]:
+    """The innermost frame outside this project (and the folders in `skip`) above the
+    caller of the function calling this, and how many frames above that caller it is
+    (1: the caller itself)."""
+    skipped = OWN_DIRS + GENERATED + skip
+    frame, level = sys._getframe(2), 1
+    while frame is not None and frame.f_code.co_filename.startswith(skipped):
+        frame, level = frame.f_back, level + 1
+    return frame, level
+
+
 def user_stacklevel() -> int:
     """The `warnings.warn` stacklevel of the innermost frame outside this project, so a
     warning points at the user's call (`ivy_ir.compile(...)`), not at an importer."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(OWN_DIRS + GENERATED):
-        frame, level = frame.f_back, level + 1
-    return level
+    return _user_frame()[1]
 
 
 def user_location(skip: tuple[str, ...] = ()) -> Attribute:
     """The innermost stack frame outside this package (and the folders in `skip`):
     where the user called the op."""
-    skipped = OWN_DIRS + GENERATED + skip
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(skipped):
-        frame = frame.f_back
+    frame = _user_frame(skip)[0]
     if frame is None:
         return UnknownLoc()
     pos = frame.f_code.co_positions()

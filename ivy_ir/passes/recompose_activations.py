@@ -33,6 +33,7 @@ from .recompose_match import (
     same_poly,
     scalar,
     spec,
+    uncut,
 )
 
 GELU_TANH_COEF = 0.044715
@@ -168,13 +169,12 @@ def _stable_input(z: SSAValue, axis: int, ops: list) -> SSAValue:
     if len(poly) == 2 and all(len(k) == 1 and k[0][1] == 1 for k in poly):
         pos = [k[0][0] for k, c in poly.items() if c == 1.0]
         neg = [k[0][0] for k, c in poly.items() if c == -1.0]
-        cut = producer(neg[0], "stop_gradient") if len(neg) == 1 else None
-        shift = cut.operand_groups()[0] if cut else neg[0] if neg else None
-        if len(pos) == 1 and shift is not None and (m := producer(shift, "max")):
+        cut: list = []
+        if len(pos) == 1 and len(neg) == 1 and (m := producer(uncut(neg[0], cut), "max")):
             attrs, x = m.attr_values(), m.operand_groups()[0]
             if x is pos[0] and attrs["keepdims"] and axis in norm_axes(attrs["axis"],
                                                                        spec(x).rank):
-                ops += [*ex.ops, *([cut] if cut else []), m]
+                ops += [*ex.ops, *cut, m]
                 return x
     return z
 

@@ -115,6 +115,17 @@ def shortest(value: float, dtype: str) -> float:
     return float(value)
 
 
+def uncut(v: SSAValue, ops: list) -> SSAValue:
+    """`v`, or the value `v = stop_gradient(value)` cuts (the op joined to `ops`). Only
+    for a value whose derivative is zero anyway (a shift the formula is invariant to),
+    where the cut changes no gradient and the fused op may leave it out."""
+    op = producer(v, "stop_gradient")
+    if op is None:
+        return v
+    ops.append(op)
+    return op.operand_groups()[0]
+
+
 def norm_axes(axes: Iterable[int] | None, rank: int) -> tuple[int, ...]:
     """A reduction's (canonical) axes as a sorted set; None reduces every axis."""
     return tuple(range(rank)) if axes is None else tuple(sorted(set(axes)))

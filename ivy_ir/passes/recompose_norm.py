@@ -38,6 +38,7 @@ from .recompose_match import (
     scalar,
     shortest,
     spec,
+    uncut,
 )
 
 _DEFAULT_EPS = {"layer_norm": 1e-5, "rms_norm": 1e-6}
@@ -52,29 +53,18 @@ def _touches_stats(v: SSAValue) -> bool:
     return any(producer(a, *_STATS) for a in atoms_of(Expansion()(v, force=True)))
 
 
-def _uncut(m: SSAValue, cut: bool, ops: list) -> SSAValue:
-    """m, or where `cut` allows it and m is `stop_gradient(v)`, v (the op joined to
-    `ops`). Only inside a variance: d/dm mean((x - m)^2) = -2 mean(x - m) is 0 at m =
-    mean(x), so the gradient is the same whether the mean is cut or not, and
-    `tf.nn.moments` cuts it."""
-    op = producer(m, "stop_gradient") if cut else None
-    if op is None:
-        return m
-    ops.append(op)
-    return op.operand_groups()[0]
-
-
 def _centred(c: SSAValue, axes: tuple[int, ...], dt: str, ops: list,
              cut: bool = False) -> SSAValue | None:
-    """c = X - mean(X, axes, keepdims) -> X (ops joined to `ops`), else None; the mean
-    may be cut from autodiff where `cut` (`_uncut`). A centred value centred again
-    (`decompose`'s compensated mean) is X too: centring is idempotent in exact
-    arithmetic."""
+    """c = X - mean(X, axes, keepdims) -> X (ops joined to `ops`), else None. Where `cut`
+    (inside a variance) the mean may be `stop_gradient(mean)`, as `tf.nn.moments` writes
+    it: d/dm mean((x - m)^2) = -2 mean(x - m) is 0 at m = mean(x), so the cut changes no
+    gradient. A centred value centred again (`decompose`'s compensated mean) is X too:
+    centring is idempotent in exact arithmetic."""
     ex = Expansion()
     poly = ex(c, force=True)
     for m in atoms_of(poly):
         sg: list = []
-        mean = producer(_uncut(m, cut, sg), "mean")
+        mean = producer(uncut(m, sg) if cut else m, "mean")
         if mean is None:
             continue
         try:
@@ -142,7 +132,7 @@ def _variance(v: SSAValue, dt: str, ops: list) -> tuple[str, SSAValue, tuple[int
         return ("ms", c, axes) if x is None else ("var", x, axes)
     for m in atoms_of(poly):  # the square of an x - mean that has one use, expanded
         sg: list = []
-        mean = producer(_uncut(m, True, sg), "mean")
+        mean = producer(uncut(m, sg), "mean")  # a variance: see `_centred`
         if mean is not None and (x := mean.operand_groups()[0]) in atoms_of(poly):
             d = padd(atom(x), atom(m), -1.0)
             if reduction(mean.results[0], "mean")[2] == axes and \
